@@ -1,0 +1,668 @@
+//! The simulation configuration: the one contract between front ends (the Python
+//! package, tests, benches) and the core.
+//!
+//! Every default lives here, and every default follows ns-2.35 (`tcl/lib/ns-default.tcl`)
+//! unless its doc comment says otherwise. `docs/defaults.md` is the human-readable table
+//! of the same values; `tests` in this module check the two agree on the TCP knobs.
+//!
+//! Units are SI and explicit in field names (`_s` seconds, `_bps` bits/s, `_bytes`,
+//! `_pkts`). Unit strings such as `"1.6Mb"` are parsed by the front end, not here.
+//! Unknown fields are rejected (`deny_unknown_fields`), so a typo is an error, not a
+//! silently ignored knob.
+
+use serde::{Deserialize, Serialize};
+
+/// A whole simulation: topology, flows, applications, tracing.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimConfig {
+    /// Base seed. Each random source derives its own stream from (seed, source name).
+    #[serde(default = "d_seed")]
+    pub seed: u64,
+    /// Simulated time at which the run stops (seconds).
+    pub duration_s: f64,
+    /// Stop early once every finite application has finished (rounds, finite FTP).
+    #[serde(default)]
+    pub stop_when_done: bool,
+    pub nodes: Vec<String>,
+    pub links: Vec<LinkConfig>,
+    #[serde(default)]
+    pub flows: Vec<FlowConfig>,
+    #[serde(default)]
+    pub apps: Vec<AppConfig>,
+    /// Performance gateways (TCP/SPAND shared state), referenced by start-up policies.
+    #[serde(default)]
+    pub gateways: Vec<GatewayConfig>,
+    #[serde(default)]
+    pub trace: TraceConfig,
+    /// IPv4 address of nodes ("10.2.0.5"); nodes not listed get 10.a.b.c from their
+    /// index. Gateways group destinations by address prefix.
+    #[serde(default)]
+    pub addresses: std::collections::BTreeMap<String, String>,
+}
+fn d_seed() -> u64 {
+    1
+}
+
+/// A link between two nodes. `duplex` creates the reverse link with the same settings,
+/// as ns-2's `duplex-link`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    pub src: String,
+    pub dst: String,
+    pub rate_bps: f64,
+    pub delay_s: f64,
+    #[serde(default = "d_true")]
+    pub duplex: bool,
+    #[serde(default)]
+    pub queue: QueueConfig,
+    /// Queue of the reverse direction when `duplex`; defaults to a copy of `queue`.
+    #[serde(default)]
+    pub reverse_queue: Option<QueueConfig>,
+}
+
+/// Queue discipline at the head of a link.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum QueueConfig {
+    /// ns-2 `Queue/DropTail`: an arrival that would make the queue (waiting packets plus
+    /// the arrival) reach `limit_pkts` is dropped, so at most `limit_pkts - 1` wait
+    /// while one is on the wire (ns-2.35 drop-tail.cc).
+    DropTail {
+        #[serde(default = "d_qlim")]
+        limit_pkts: u32,
+    },
+    /// ns-2 `Queue/RED` with the ns-2.35 defaults (byte mode, gentle, wait, automatic
+    /// thresholds and q_weight when left at 0 / -1).
+    Red(RedConfig),
+    /// Drop-tail FIFO that, when full, drops the low-priority packet nearest the tail
+    /// (possibly the arrival) before any normal packet (thesis §8, ns-2 PacketQueue/Semantic
+    /// `priority_drop_`). Needed for TCP Fast Start.
+    DropPriority {
+        #[serde(default = "d_qlim")]
+        limit_pkts: u32,
+    },
+}
+impl Default for QueueConfig {
+    fn default() -> Self {
+        QueueConfig::DropTail { limit_pkts: d_qlim() }
+    }
+}
+/// ns-2 `Queue set limit_ 50`.
+fn d_qlim() -> u32 {
+    50
+}
+fn d_true() -> bool {
+    true
+}
+
+/// RED parameters with ns-2.35 names and defaults (`Queue/RED` in
+/// `tcl/lib/ns-default.tcl`; semantics in `net::queue::red`, after ns-2.35 queue/red.cc).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedConfig {
+    /// `limit_` (packets). ns-2.35 RED drops an arrival when the waiting queue already
+    /// holds `limit_` (so up to `limit_` wait, one more than DropTail); with
+    /// `queue_in_bytes` the limit is `limit_ * mean_pktsize` bytes.
+    #[serde(default = "d_qlim")]
+    pub limit_pkts: u32,
+    /// `thresh_` (packets); 0 = automatic: max(5, targetdelay x ptc / 2), ptc being the
+    /// link's rate in `mean_pktsize` packets per second (ns-2.35 `initialize_params`).
+    #[serde(default)]
+    pub thresh: f64,
+    /// `maxthresh_` (packets); 0 = automatic (3 x thresh).
+    #[serde(default)]
+    pub maxthresh: f64,
+    /// `q_weight_`; -1 = automatic 1 - exp(-1/(10 x rtt x ptc)) with
+    /// rtt = max(0.1 s, 3 x (link delay + 1/ptc)); 0 = 1 - exp(-1/ptc);
+    /// -2 = 1 - exp(-10/ptc) (ns-2.35 `initialize_params`).
+    #[serde(default = "d_qweight")]
+    pub q_weight: f64,
+    /// `linterm_`: max_p = 1/linterm.
+    #[serde(default = "d_linterm")]
+    pub linterm: f64,
+    #[serde(default = "d_true")]
+    pub gentle: bool,
+    #[serde(default = "d_true")]
+    pub wait: bool,
+    /// `bytes_`: packet sizes scale the drop probability (ns-2.35 default true).
+    #[serde(default = "d_true")]
+    pub bytes: bool,
+    /// `queue_in_bytes_` (ns-2.35 default true): thresholds are counted in
+    /// `mean_pktsize` bytes and the average tracks bytes.
+    #[serde(default = "d_true")]
+    pub queue_in_bytes: bool,
+    #[serde(default = "d_mean_pktsize")]
+    pub mean_pktsize: u32,
+    /// `setbit_`: mark ECN-capable packets instead of dropping them early.
+    #[serde(default)]
+    pub setbit: bool,
+    /// `drop_tail_` (true). Kept for completeness: in ns-2.35 forced drops take the
+    /// arrival (the tail) unless `drop_front` or `drop_rand` is set, whatever this says.
+    #[serde(default = "d_true")]
+    pub drop_tail: bool,
+    /// `drop_front_` (ns-2.35 default false): forced drops take the second waiting
+    /// packet (ns-2.35 `pickPacketToDrop` uses index min(1, len-1)).
+    #[serde(default)]
+    pub drop_front: bool,
+    /// `drop_rand_` (ns-2.35 default false): forced drops take a uniformly random
+    /// packet of the queue (arrival included).
+    #[serde(default)]
+    pub drop_rand: bool,
+    /// `use_mark_p_` (ns-2.35 default true): the average queue never forces a drop
+    /// (the drop probability just saturates at 1), and ECN marking happens only while
+    /// the unmodified probability `prob1` is below `mark_p`.
+    #[serde(default = "d_true")]
+    pub use_mark_p: bool,
+    /// `mark_p_` (ns-2.35 default 0.1), see `use_mark_p`.
+    #[serde(default = "d_mark_p")]
+    pub mark_p: f64,
+    /// `targetdelay_` (s; ns-2.35 default 0.005): target queueing delay used by the
+    /// automatic `thresh`.
+    #[serde(default = "d_targetdelay")]
+    pub targetdelay_s: f64,
+    /// `idle_pktsize_` (bytes; ns-2.35 default 100): packet size for the idle-time
+    /// decay of the average, used by ns-2.35 only when `cautious` is 3.
+    #[serde(default = "d_idle_pktsize")]
+    pub idle_pktsize: u32,
+    /// `cautious_` (ns-2.35 default 0): 1 = no early drop while the queue is far below
+    /// the average; 2 = lower the probability then; 3 = idle decay in `idle_pktsize`
+    /// packets. Experimental in ns-2.
+    #[serde(default)]
+    pub cautious: u32,
+    /// `ns1_compat_` (ns-2.35 default false): do not reset the drop count after a
+    /// forced drop.
+    #[serde(default)]
+    pub ns1_compat: bool,
+}
+fn d_qweight() -> f64 {
+    -1.0
+}
+fn d_linterm() -> f64 {
+    10.0
+}
+fn d_mean_pktsize() -> u32 {
+    500
+}
+fn d_mark_p() -> f64 {
+    0.1
+}
+fn d_targetdelay() -> f64 {
+    0.005
+}
+fn d_idle_pktsize() -> u32 {
+    100
+}
+impl Default for RedConfig {
+    fn default() -> Self {
+        serde_json::from_str("{}").expect("RedConfig defaults")
+    }
+}
+
+/// One transport connection (one-way TCP sender to sink) or a UDP flow.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    pub name: String,
+    pub src: String,
+    pub dst: String,
+    #[serde(default)]
+    pub transport: Transport,
+    #[serde(default)]
+    pub tcp: TcpConfig,
+    #[serde(default)]
+    pub sink: SinkConfig,
+    #[serde(default)]
+    pub startup: StartupConfig,
+    /// UDP payload packet size in bytes (ns-2 `Agent/UDP set packetSize_ 1000`; the
+    /// traffic generator's own packetSize_ decides the sizes actually sent).
+    #[serde(default)]
+    pub udp: UdpConfig,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    #[default]
+    Tcp,
+    Udp,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UdpConfig {}
+
+/// Loss-recovery family of the one-way ns-2 sender.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TcpVariant {
+    /// `Agent/TCP` (Tahoe).
+    Tahoe,
+    /// `Agent/TCP/Reno`.
+    Reno,
+    /// `Agent/TCP/Newreno`.
+    #[default]
+    Newreno,
+}
+
+/// ns-2 `Agent/TCP` knobs, ns-2 names without the trailing underscore.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpConfig {
+    #[serde(default)]
+    pub variant: TcpVariant,
+    /// `window_` (receiver-advertised window, packets). ns-2.35: 20.
+    #[serde(default = "d_window")]
+    pub window: u32,
+    /// `windowInit_` (initial cwnd, packets). ns-2.35: 2.
+    #[serde(default = "d_window_init")]
+    pub window_init: u32,
+    /// `maxcwnd_` (0 = no cap).
+    #[serde(default)]
+    pub maxcwnd: u32,
+    /// `packetSize_`: payload bytes per segment. ns-2.35: 1000.
+    #[serde(default = "d_packet_size")]
+    pub packet_size: u32,
+    /// `tcpip_base_hdr_size_`: header bytes added on the wire. ns-2.35: 40.
+    #[serde(default = "d_hdr")]
+    pub header_size: u32,
+    /// Initial `ssthresh_`: 0 means "= window" as ns-2's `reset()` does.
+    #[serde(default)]
+    pub ssthresh: u32,
+    /// `tcpTick_` (s): RTT/RTO clock granularity. ns-2.35: 0.01.
+    #[serde(default = "d_tick")]
+    pub tcp_tick_s: f64,
+    /// `minrto_` (s). ns-2.35: 0.2. 0 = only ns-2's built-in floor of 2 ticks.
+    #[serde(default = "d_minrto")]
+    pub minrto_s: f64,
+    /// `maxrto_` (s). ns-2.35: 60.
+    #[serde(default = "d_maxrto")]
+    pub maxrto_s: f64,
+    /// `rtxcur_init_` (s): RTO before the first RTT sample. ns-2.35: 3.0.
+    #[serde(default = "d_rtxcur_init")]
+    pub rtxcur_init_s: f64,
+    /// `srtt_init_` (ticks << T_SRTT_BITS). ns-2.35: 0.
+    #[serde(default)]
+    pub srtt_init: i32,
+    /// `rttvar_init_` (ticks << T_RTTVAR_BITS). ns-2.35: 12.
+    #[serde(default = "d_rttvar_init")]
+    pub rttvar_init: i32,
+    /// `T_SRTT_BITS`. ns-2.35: 3.
+    #[serde(default = "d_srtt_bits")]
+    pub t_srtt_bits: u32,
+    /// `T_RTTVAR_BITS`. ns-2.35: 2.
+    #[serde(default = "d_rttvar_bits")]
+    pub t_rttvar_bits: u32,
+    /// `rttvar_exp_`. ns-2.35: 2.
+    #[serde(default = "d_rttvar_exp")]
+    pub rttvar_exp: u32,
+    /// `maxburst_` (0 = unlimited).
+    #[serde(default)]
+    pub maxburst: u32,
+    /// `numdupacks_`. ns-2.35: 3.
+    #[serde(default = "d_numdupacks")]
+    pub numdupacks: u32,
+    /// `slow_start_restart_`. ns-2.35: true.
+    #[serde(default = "d_true")]
+    pub slow_start_restart: bool,
+    /// `restart_bugfix_`. ns-2.35: true.
+    #[serde(default = "d_true")]
+    pub restart_bugfix: bool,
+    /// `syn_`: model a SYN exchange before the first data. ns-2.35: true.
+    #[serde(default = "d_true")]
+    pub syn: bool,
+    /// `delay_growth_`: with `syn`, do not grow cwnd for the SYN's ack. ns-2.35: true.
+    #[serde(default = "d_true")]
+    pub delay_growth: bool,
+    /// `singledup_` (limited transmit: send one new packet on each of the first two
+    /// dup acks). ns-2.35: 1.
+    #[serde(default = "d_singledup")]
+    pub singledup: u32,
+    /// `windowOption_` (1 = standard cwnd += 1/cwnd in congestion avoidance).
+    #[serde(default = "d_window_option")]
+    pub window_option: u32,
+    /// `increase_num_`. ns-2.35: 1.0.
+    #[serde(default = "d_one")]
+    pub increase_num: f64,
+    /// `decrease_num_`. ns-2.35: 0.5.
+    #[serde(default = "d_half")]
+    pub decrease_num: f64,
+    /// `overhead_` (s): random send delay; only 0 is supported.
+    #[serde(default)]
+    pub overhead_s: f64,
+    /// ns-2 `boot_time_`: where between clock ticks this host booted, in [0, tcp_tick).
+    /// It shifts how RTT samples round to ticks. ns-2 draws it from its global RNG at
+    /// `reset`; by default we draw it from this flow's own random stream. Golden tests
+    /// set it to the value ns-2 drew.
+    #[serde(default)]
+    pub boot_time_s: Option<f64>,
+}
+fn d_window() -> u32 {
+    20
+}
+fn d_window_init() -> u32 {
+    2
+}
+fn d_packet_size() -> u32 {
+    1000
+}
+fn d_hdr() -> u32 {
+    40
+}
+fn d_tick() -> f64 {
+    0.01
+}
+fn d_minrto() -> f64 {
+    0.2
+}
+fn d_maxrto() -> f64 {
+    60.0
+}
+fn d_rtxcur_init() -> f64 {
+    3.0
+}
+fn d_rttvar_init() -> i32 {
+    12
+}
+fn d_srtt_bits() -> u32 {
+    3
+}
+fn d_rttvar_bits() -> u32 {
+    2
+}
+fn d_rttvar_exp() -> u32 {
+    2
+}
+fn d_numdupacks() -> u32 {
+    3
+}
+fn d_singledup() -> u32 {
+    1
+}
+fn d_window_option() -> u32 {
+    1
+}
+fn d_one() -> f64 {
+    1.0
+}
+fn d_half() -> f64 {
+    0.5
+}
+impl Default for TcpConfig {
+    fn default() -> Self {
+        serde_json::from_str("{}").expect("TcpConfig defaults")
+    }
+}
+
+/// ns-2 `Agent/TCPSink` (one ack per segment) or `Agent/TCPSink/DelAck`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SinkConfig {
+    /// Delayed acks: ack every second in-order segment, or when the timer fires.
+    #[serde(default)]
+    pub delack: bool,
+    /// `interval_` of `TCPSink/DelAck` (s). ns-2.35: 0.1.
+    #[serde(default = "d_delack_interval")]
+    pub delack_interval_s: f64,
+    /// `packetSize_` of the sink: bytes of an ack on the wire. ns-2.35: 40.
+    #[serde(default = "d_ack_size")]
+    pub ack_size: u32,
+    /// `RFC2581_immediate_ack_` (DelAck: ack at once while holes are open). ns-2.35: true.
+    #[serde(default = "d_true")]
+    pub rfc2581_immediate_ack: bool,
+}
+fn d_delack_interval() -> f64 {
+    0.1
+}
+fn d_ack_size() -> u32 {
+    40
+}
+impl Default for SinkConfig {
+    fn default() -> Self {
+        serde_json::from_str("{}").expect("SinkConfig defaults")
+    }
+}
+
+/// Start-up policy: what the sender does when data arrives on a fresh or idle
+/// connection. `ns2` is plain ns-2 behaviour (windowInit_, slow-start restart as
+/// configured by the TCP knobs).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum StartupConfig {
+    #[default]
+    Ns2,
+    /// Explicit slow-start restart check in the send path (TCP/SPAND spec §3.2):
+    /// idle >= current RTO and nothing outstanding -> cwnd = windowInit.
+    IdleRestart,
+    /// No restart at all: cwnd and ssthresh carry over idle periods (SunOS "nssr").
+    NoRestart,
+    /// TCP/SPAND: query the performance gateway, start in CA at cwnd_opt, pace.
+    Spand(SpandConfig),
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpandConfig {
+    /// Name of the gateway in `SimConfig::gateways`.
+    pub gateway: String,
+    /// Packets covered by one ack in the model (b). 1 for `TCPSink`.
+    #[serde(default = "d_one")]
+    pub b: f64,
+    /// Apply the Eq. (4) shift.
+    #[serde(default = "d_true")]
+    pub shift: bool,
+    /// Pace the initial window with a token bucket.
+    #[serde(default = "d_true")]
+    pub pacing: bool,
+    /// Token bucket depth (segments).
+    #[serde(default = "d_bucket")]
+    pub bucket_depth: u32,
+    /// Ablation: reuse the previous cwnd (paced) instead of cwnd_opt.
+    #[serde(default)]
+    pub reuse_previous_cwnd: bool,
+    /// Fallback when Eq. (3) has no solution: "eq2" (spec default) or "one" (literal).
+    #[serde(default)]
+    pub infeasible_policy: InfeasiblePolicy,
+    /// Report W_c samples to the gateway (only SPAND senders report by default).
+    #[serde(default = "d_true")]
+    pub report: bool,
+    /// Cap on cwnd_opt (packets); 0 = the TCP `window`.
+    #[serde(default)]
+    pub max_window: u32,
+}
+fn d_bucket() -> u32 {
+    4
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InfeasiblePolicy {
+    #[default]
+    Eq2,
+    One,
+}
+
+/// A TCP/SPAND performance gateway: per-destination-network sliding-window averages.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GatewayConfig {
+    pub name: String,
+    /// Sliding window over which samples are averaged (s). Paper: 300.
+    #[serde(default = "d_gw_window")]
+    pub window_s: f64,
+    /// Fewer samples than this in the window means "no history": slow start.
+    #[serde(default = "d_min_samples")]
+    pub min_samples: u32,
+    /// Destination prefix length grouping hosts into networks.
+    #[serde(default = "d_prefix")]
+    pub prefix_len: u8,
+}
+fn d_gw_window() -> f64 {
+    300.0
+}
+fn d_min_samples() -> u32 {
+    1
+}
+fn d_prefix() -> u8 {
+    24
+}
+
+/// Applications and traffic sources, attached to flows.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AppConfig {
+    /// Bulk transfer: `bytes` = None is an infinite source (ns-2 `ftp start`).
+    Ftp {
+        flow: String,
+        #[serde(default)]
+        start_s: f64,
+        #[serde(default)]
+        bytes: Option<u64>,
+    },
+    /// Rounds of short transfers over long-lived connections (TCP/SPAND §6.2).
+    Rounds(RoundsConfig),
+    /// ns-2 `Application/Telnet`: one packet per event; `interval_s` = 0 draws
+    /// inter-arrivals from the tcplib telnet distribution, otherwise exponential.
+    Telnet {
+        flow: String,
+        #[serde(default)]
+        start_s: f64,
+        /// Draw the start time uniformly in [start_s, start_s + start_jitter_s).
+        #[serde(default)]
+        start_jitter_s: f64,
+        #[serde(default)]
+        interval_s: f64,
+    },
+    /// ON/OFF source over UDP (ns-2 `Application/Traffic/Pareto` or `/Exponential`).
+    OnOff(OnOffConfig),
+    /// Constant bit rate over UDP (ns-2 `Application/Traffic/CBR`).
+    Cbr {
+        flow: String,
+        #[serde(default)]
+        start_s: f64,
+        #[serde(default)]
+        stop_s: Option<f64>,
+        rate_bps: f64,
+        #[serde(default = "d_udp_pkt")]
+        packet_size: u32,
+    },
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnOffConfig {
+    pub flow: String,
+    /// "pareto" or "exponential".
+    pub dist: OnOffDist,
+    #[serde(default)]
+    pub start_s: f64,
+    #[serde(default)]
+    pub start_jitter_s: f64,
+    #[serde(default)]
+    pub stop_s: Option<f64>,
+    /// Sending rate while ON.
+    pub rate_bps: f64,
+    /// `packetSize_` (bytes). ns-2.35: 210.
+    #[serde(default = "d_udp_pkt")]
+    pub packet_size: u32,
+    /// `burst_time_` (mean ON, s). ns-2.35: 0.5.
+    #[serde(default = "d_half")]
+    pub on_s: f64,
+    /// `idle_time_` (mean OFF, s). ns-2.35: 0.5.
+    #[serde(default = "d_half")]
+    pub off_s: f64,
+    /// `shape_` (Pareto only). ns-2.35: 1.5.
+    #[serde(default = "d_shape")]
+    pub shape: f64,
+}
+fn d_udp_pkt() -> u32 {
+    210
+}
+fn d_shape() -> f64 {
+    1.5
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnOffDist {
+    Pareto,
+    Exponential,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoundsConfig {
+    /// Connections taking part; each sends one file per round.
+    pub flows: Vec<String>,
+    pub rounds: u32,
+    /// File size (bytes); sent as ceil(size / packet_size) segments.
+    pub size_bytes: u64,
+    /// Width of the uniform start window around each round's centre (s).
+    pub jitter_s: f64,
+    /// Idle time between rounds (s).
+    pub idle_s: f64,
+    /// Centre of the first round's start window (s).
+    pub first_center_s: f64,
+    /// How the next round's centre is chosen.
+    #[serde(default)]
+    pub timing: RoundTiming,
+    /// Per-flow file sizes override `size_bytes` when given (mixed workloads).
+    #[serde(default)]
+    pub sizes_bytes: Option<Vec<u64>>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RoundTiming {
+    /// Next centre = last completion of this round + idle + jitter/2 (spec §3.6).
+    #[default]
+    AfterLast,
+    /// Fixed period: centre_k = first_center + k * period_s (the shared ns-2 script).
+    FixedPeriod { period_s: f64 },
+}
+
+/// What to record beside the always-on per-transfer and per-flow results.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceConfig {
+    /// Every ack received by a TCP sender: (flow, time, ackno). Used by golden tests.
+    #[serde(default)]
+    pub acks: bool,
+    /// Per-packet events on links: enqueue, dequeue, drop, receive.
+    #[serde(default)]
+    pub packets: bool,
+    /// cwnd / ssthresh / srtt sample at every ack of every TCP sender.
+    #[serde(default)]
+    pub cwnd: bool,
+    /// Only trace these links ("a->b"); empty = all.
+    #[serde(default)]
+    pub links: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tcp_defaults_are_ns235() {
+        let t = TcpConfig::default();
+        assert_eq!(t.window, 20);
+        assert_eq!(t.window_init, 2);
+        assert_eq!(t.packet_size, 1000);
+        assert_eq!(t.tcp_tick_s, 0.01);
+        assert_eq!(t.minrto_s, 0.2);
+        assert_eq!(t.maxrto_s, 60.0);
+        assert_eq!(t.rtxcur_init_s, 3.0);
+        assert_eq!(t.rttvar_init, 12);
+        assert!(t.syn);
+        assert_eq!(t.singledup, 1);
+        assert_eq!(t.variant, TcpVariant::Newreno);
+    }
+
+    #[test]
+    fn unknown_field_is_rejected() {
+        let e = serde_json::from_str::<TcpConfig>(r#"{"windw": 3}"#).unwrap_err();
+        assert!(e.to_string().contains("windw"), "{e}");
+    }
+}

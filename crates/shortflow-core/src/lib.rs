@@ -1,0 +1,31 @@
+//! shortflow core: a deterministic, integer-time, packet-level simulator of TCP
+//! start-up and short transfers, faithful to ns-2.35's one-way TCP agents.
+//!
+//! Layout (one concept, one place):
+//! - [`time`]: `SimTime` (integer ns) and unit helpers.
+//! - [`engine`]: the event queue (equal times fire in scheduling order) and timers.
+//! - [`rng`]: one seeded random stream per source.
+//! - [`net`]: packets (arena), nodes, links, queues (`net::queue::*`), routing, topology builders.
+//! - [`tcp`]: the one-way sender and sinks; `tcp::cc` congestion-avoidance rules,
+//!   `tcp::startup` start-up policies (one file each: where a scheme decides its window).
+//! - [`traffic`]: applications and traffic sources (FTP, rounds, Telnet, ON/OFF, CBR).
+//! - [`spand`]: TCP/SPAND theory (`cwnd_opt`) and the performance gateway.
+//! - [`world`]: what an event handler may touch (scheduler, network, shared state).
+//! - [`config`] is the input contract, [`results`] the output tables, [`sim`] ties them.
+
+pub mod config;
+pub mod engine;
+pub mod error;
+pub mod net;
+pub mod results;
+pub mod rng;
+pub mod sim;
+pub mod spand;
+pub mod tcp;
+pub mod time;
+pub mod traffic;
+pub mod world;
+
+pub use error::ConfigError;
+pub use sim::{run, Simulation};
+pub use time::SimTime;

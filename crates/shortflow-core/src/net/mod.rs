@@ -1,0 +1,153 @@
+//! The network: packet arena, nodes (routing tables), links and their queues.
+//!
+//! Nodes forward instantly (no processing delay), as in ns-2. Routing is static
+//! shortest path by hop count, computed once when the topology is built.
+
+pub mod link;
+pub mod packet;
+pub mod queue;
+pub mod routing;
+
+use crate::engine::{Event, PktId, Scheduler};
+use crate::net::link::Link;
+use crate::net::packet::PacketPool;
+use crate::net::queue::{Enqueued, QueueCtx};
+use crate::results::PacketTrace;
+use crate::rng::Rng;
+use crate::time::SimTime;
+
+/// Where a packet ends up after arriving at a node.
+pub enum Arrival {
+    /// The packet reached its destination node: hand it to this agent.
+    Deliver { agent: u32, pkt: PktId },
+    /// Forwarded onto the next link (or dropped there).
+    Forwarded,
+}
+
+pub struct Network {
+    pub pool: PacketPool,
+    pub links: Vec<Link>,
+    pub node_names: Vec<String>,
+    /// `next_link[node][dst]` = outgoing link index, or u32::MAX if unreachable.
+    pub next_link: Vec<Vec<u32>>,
+    /// Random stream for queues that draw (RED).
+    pub queue_rng: Rng,
+    pub trace: Option<PacketTrace>,
+    /// Data packets delivered to their destination (for benchmarks).
+    pub delivered_data: u64,
+}
+
+impl Network {
+    /// Inject a packet at node `at` (an agent sending, or a node forwarding).
+    #[inline]
+    pub fn send_from(&mut self, sched: &mut Scheduler, at: u32, pkt: PktId) {
+        let dst = self.pool.get(pkt).dst;
+        let l = self.next_link[at as usize][dst as usize];
+        debug_assert!(l != u32::MAX, "no route (checked at build time)");
+        self.link_recv(sched, l, pkt);
+    }
+
+    /// A packet arrives at the head of link `l` (ns-2 `Queue::recv`).
+    #[inline]
+    pub fn link_recv(&mut self, sched: &mut Scheduler, l: u32, pkt: PktId) {
+        let now = sched.now();
+        let seq = sched.current_seq();
+        let link = &mut self.links[l as usize];
+        link.arrivals += 1;
+        let busy = link.busy(now, seq);
+        let traced = link.traced;
+        let res = {
+            let mut cx = QueueCtx { now, pool: &mut self.pool, rng: &mut self.queue_rng, link_busy: busy };
+            link.queue.enqueue(pkt, &mut cx)
+        };
+        if traced {
+            self.trace_pkt(now, b'+', l, pkt);
+        }
+        if let Enqueued::Dropped(victim) = res {
+            self.links[l as usize].drops += 1;
+            if traced {
+                self.trace_pkt(now, b'd', l, victim);
+            }
+            self.pool.free(victim);
+        }
+        let link = &mut self.links[l as usize];
+        if !busy && !link.txdone_pending {
+            // Idle transmitter: start at once (ns-2: !blocked_ -> deque -> DelayLink).
+            if let Some(p) = link.queue.dequeue(now, &self.pool) {
+                self.start_tx(sched, l, p);
+            }
+        } else if !link.txdone_pending && !link.queue.is_empty() {
+            link.txdone_pending = true;
+            sched.at_seq(link.busy_until, link.resume_seq, Event::TxDone { link: l });
+        }
+    }
+
+    /// Put packet `p` on the wire of link `l` now.
+    #[inline]
+    fn start_tx(&mut self, sched: &mut Scheduler, l: u32, p: PktId) {
+        let now = sched.now();
+        let size = self.pool.get(p).size;
+        let link = &mut self.links[l as usize];
+        let txt = link.tx_time(size);
+        link.busy_until = now + txt;
+        link.departures += 1;
+        link.bytes_departed += size as u64;
+        let traced = link.traced;
+        // ns-2 order: the arrival downstream is scheduled before the queue's resume.
+        sched.at(now + txt + link.delay, Event::Arrive { link: l, pkt: p });
+        link.resume_seq = sched.reserve_seq();
+        if !link.queue.is_empty() {
+            link.txdone_pending = true;
+            sched.at_seq(link.busy_until, link.resume_seq, Event::TxDone { link: l });
+        }
+        if traced {
+            self.trace_pkt(now, b'-', l, p);
+        }
+    }
+
+    /// The transmitter of link `l` became free (ns-2 `Queue::resume`).
+    #[inline]
+    pub fn tx_done(&mut self, sched: &mut Scheduler, l: u32) {
+        let now = sched.now();
+        let link = &mut self.links[l as usize];
+        link.txdone_pending = false;
+        if let Some(p) = link.queue.dequeue(now, &self.pool) {
+            self.start_tx(sched, l, p);
+        }
+    }
+
+    /// A packet finished propagating on link `l` and reaches the link's far node.
+    #[inline]
+    pub fn arrive(&mut self, sched: &mut Scheduler, l: u32, pkt: PktId) -> Arrival {
+        let node = self.links[l as usize].dst;
+        if self.links[l as usize].traced {
+            self.trace_pkt(sched.now(), b'r', l, pkt);
+        }
+        let p = self.pool.get(pkt);
+        if p.dst == node {
+            return Arrival::Deliver { agent: p.dst_agent, pkt };
+        }
+        self.send_from(sched, node, pkt);
+        Arrival::Forwarded
+    }
+
+    fn trace_pkt(&mut self, now: SimTime, ev: u8, l: u32, pkt: PktId) {
+        let p = *self.pool.get(pkt);
+        if let Some(t) = self.trace.as_mut() {
+            t.time_ns.push(now.as_nanos());
+            t.event.push(ev);
+            t.link.push(l);
+            t.flow.push(p.flow);
+            t.kind.push(p.kind.code());
+            t.seqno.push(p.seqno);
+            t.size.push(p.size);
+            t.uid.push(p.uid);
+            t.low_prio.push(p.low_prio);
+        }
+    }
+
+    pub fn link_name(&self, l: usize) -> String {
+        let k = &self.links[l];
+        format!("{}->{}", self.node_names[k.src as usize], self.node_names[k.dst as usize])
+    }
+}

@@ -1,0 +1,106 @@
+//! Token-bucket pacing of a range of new segments (TCP/SPAND's paced initial window;
+//! spec tcp-spand §2.6). Kept apart from congestion control, like quinn's pacer.
+//!
+//! The bucket starts full (`depth` tokens) and refills at `rate_pps`; a segment in
+//! `[first_seq, last_seq]` may leave only with a token. The retry time is exact
+//! (simulator time, no tick quantisation; spec A6).
+
+use crate::time::SimTime;
+
+#[derive(Clone, Debug)]
+pub struct Pacer {
+    pub first_seq: i64,
+    pub last_seq: i64,
+    /// Refill interval per token.
+    pub interval: SimTime,
+    pub depth: u32,
+    tokens: u32,
+    /// Time the next token is due (valid while tokens < depth).
+    next_token_at: SimTime,
+}
+
+impl Pacer {
+    /// `rate_pps` > 0, `depth` >= 1.
+    pub fn new(now: SimTime, first_seq: i64, count: i64, rate_pps: f64, depth: u32) -> Pacer {
+        let interval = SimTime::from_secs_f64(1.0 / rate_pps.max(1e-9));
+        let depth = depth.max(1);
+        Pacer { first_seq, last_seq: first_seq + count - 1, interval, depth, tokens: depth, next_token_at: now }
+    }
+
+    fn refill(&mut self, now: SimTime) {
+        while self.tokens < self.depth && now >= self.next_token_at {
+            self.tokens += 1;
+            self.next_token_at = self.next_token_at + self.interval;
+        }
+        if self.tokens == self.depth {
+            // A full bucket does not accumulate: the clock restarts at the next spend.
+            self.next_token_at = now;
+        }
+    }
+
+    /// May segment `seq` leave now? `Err(t)` says when to try again.
+    pub fn check(&mut self, now: SimTime, seq: i64) -> Result<(), SimTime> {
+        if seq < self.first_seq || seq > self.last_seq {
+            return Ok(());
+        }
+        self.refill(now);
+        if self.tokens > 0 {
+            Ok(())
+        } else {
+            Err(self.next_token_at)
+        }
+    }
+
+    /// Account for segment `seq` having been sent now.
+    pub fn on_sent(&mut self, now: SimTime, seq: i64) {
+        if seq < self.first_seq || seq > self.last_seq {
+            return;
+        }
+        self.refill(now);
+        if self.tokens == self.depth {
+            self.next_token_at = now + self.interval;
+        }
+        self.tokens = self.tokens.saturating_sub(1);
+    }
+
+    /// Pacing is over once the last paced segment has been sent.
+    pub fn done(&self, next_seq: i64) -> bool {
+        next_seq > self.last_seq
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_bucket_then_one_per_interval() {
+        // 10 segments at 100 pkt/s, depth 4: 4 at t=0, then one every 10 ms.
+        let mut p = Pacer::new(SimTime::ZERO, 0, 10, 100.0, 4);
+        let mut now = SimTime::ZERO;
+        let mut sent = vec![];
+        let mut seq = 0;
+        while seq < 10 {
+            match p.check(now, seq) {
+                Ok(()) => {
+                    p.on_sent(now, seq);
+                    sent.push(now.as_nanos());
+                    seq += 1;
+                }
+                Err(t) => now = t,
+            }
+        }
+        let ms: Vec<u64> = sent.iter().map(|t| t / 1_000_000).collect();
+        assert_eq!(ms, vec![0, 0, 0, 0, 10, 20, 30, 40, 50, 60]);
+        assert!(p.done(10));
+    }
+
+    #[test]
+    fn outside_range_is_not_paced() {
+        let mut p = Pacer::new(SimTime::ZERO, 5, 2, 1.0, 1);
+        assert!(p.check(SimTime::ZERO, 4).is_ok());
+        assert!(p.check(SimTime::ZERO, 7).is_ok());
+        p.on_sent(SimTime::ZERO, 5);
+        assert_eq!(p.check(SimTime::ZERO, 6), Err(SimTime::from_secs(1)));
+    }
+}

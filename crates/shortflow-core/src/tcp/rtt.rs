@@ -1,0 +1,202 @@
+//! ns-2.35's coarse-grained RTT estimator and retransmission timeout
+//! (tcp.cc `rtt_init`, `rtt_update`, `rtt_timeout`, `rtt_backoff`).
+//!
+//! Heads up! Integer, tick-based arithmetic on purpose: srtt is kept as
+//! `ticks << T_SRTT_BITS`, rttvar as `ticks << T_RTTVAR_BITS`, and the RTT sample is
+//! rounded with a per-agent `boot_time` offset ("where between ticks the system came
+//! up"). Changing any of it changes every timeout.
+
+/// Static parameters (ns-2 knobs).
+#[derive(Clone, Debug)]
+pub struct RttParams {
+    pub tick: f64,
+    pub srtt_bits: u32,
+    pub rttvar_bits: u32,
+    pub rttvar_exp: u32,
+    pub minrto: f64,
+    pub maxrto: f64,
+    pub rtxcur_init: f64,
+    pub srtt_init: i32,
+    pub rttvar_init: i32,
+}
+
+#[derive(Clone, Debug)]
+pub struct RttEstimator {
+    pub t_rtt: i32,
+    pub t_srtt: i32,
+    pub t_rttvar: i32,
+    /// Current RTO before backoff (s).
+    pub t_rtxcur: f64,
+    pub t_backoff: i32,
+    /// Offset in [0, tick) added to send times before rounding (ns-2 `boot_time_`).
+    pub boot_time: f64,
+}
+
+impl RttEstimator {
+    pub fn new(p: &RttParams, boot_time: f64) -> Self {
+        let mut r = RttEstimator { t_rtt: 0, t_srtt: 0, t_rttvar: 0, t_rtxcur: 0.0, t_backoff: 1, boot_time };
+        r.init(p);
+        r
+    }
+
+    /// ns-2.35: tcp.cc `rtt_init()`. Note `int(srtt_init_ / tcp_tick_)`.
+    pub fn init(&mut self, p: &RttParams) {
+        self.t_rtt = 0;
+        self.t_srtt = ((p.srtt_init as f64 / p.tick) as i32) << p.srtt_bits;
+        self.t_rttvar = ((p.rttvar_init as f64 / p.tick) as i32) << p.rttvar_bits;
+        self.t_rtxcur = p.rtxcur_init;
+        self.t_backoff = 1;
+    }
+
+    /// ns-2.35: tcp.cc `rtt_update(tao)` without timestamps; `now` and `tao` in s.
+    pub fn update(&mut self, p: &RttParams, now: f64, tao: f64) {
+        let mut sendtime = now - tao;
+        sendtime += self.boot_time;
+        let tickoff = sendtime % p.tick; // C fmod
+        self.t_rtt = ((tao + tickoff) / p.tick) as i32;
+        if self.t_rtt < 1 {
+            self.t_rtt = 1;
+        }
+        if self.t_srtt != 0 {
+            // ns-2 uses a `short` here.
+            let mut delta: i16 = (self.t_rtt - (self.t_srtt >> p.srtt_bits)) as i16;
+            self.t_srtt += delta as i32;
+            if self.t_srtt <= 0 {
+                self.t_srtt = 1;
+            }
+            if delta < 0 {
+                delta = delta.wrapping_neg();
+            }
+            delta = delta.wrapping_sub((self.t_rttvar >> p.rttvar_bits) as i16);
+            self.t_rttvar += delta as i32;
+            if self.t_rttvar <= 0 {
+                self.t_rttvar = 1;
+            }
+        } else {
+            self.t_srtt = self.t_rtt << p.srtt_bits;
+            self.t_rttvar = self.t_rtt << (p.rttvar_bits - 1);
+        }
+        self.t_rtxcur = (((self.t_rttvar << (p.rttvar_exp + (p.srtt_bits - p.rttvar_bits))) + self.t_srtt)
+            >> p.srtt_bits) as f64
+            * p.tick;
+    }
+
+    /// ns-2.35: tcp.cc `rtt_timeout()` with `rfc2988_` true and no timestamps (s).
+    pub fn timeout(&self, p: &RttParams) -> f64 {
+        let mut timeout = if self.t_rtxcur < p.minrto {
+            p.minrto * self.t_backoff as f64
+        } else {
+            self.t_rtxcur * self.t_backoff as f64
+        };
+        if timeout > p.maxrto {
+            timeout = p.maxrto;
+        }
+        if timeout < 2.0 * p.tick {
+            timeout = 2.0 * p.tick;
+        }
+        timeout
+    }
+
+    /// ns-2.35: tcp.cc `rtt_backoff()`.
+    pub fn backoff(&mut self, p: &RttParams) {
+        if self.t_backoff < 64 || self.timeout(p) < p.maxrto {
+            self.t_backoff <<= 1;
+        }
+        if self.t_backoff > 8 {
+            self.t_rttvar += self.t_srtt >> p.srtt_bits;
+            self.t_srtt = 0;
+        }
+    }
+
+    /// Smoothed RTT in seconds (0 before the first sample).
+    pub fn srtt_s(&self, p: &RttParams) -> f64 {
+        (self.t_srtt >> p.srtt_bits) as f64 * p.tick
+    }
+
+    /// Overwrite srtt with an external estimate (TCP/SPAND spec A7:
+    /// `t_srtt_ = round(rtt/tick) << T_SRTT_BITS`; rttvar keeps the agent's value).
+    pub fn set_srtt(&mut self, p: &RttParams, rtt_s: f64) {
+        let ticks = (rtt_s / p.tick).round().max(1.0) as i32;
+        self.t_srtt = ticks << p.srtt_bits;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(tick: f64, minrto: f64) -> RttParams {
+        RttParams {
+            tick,
+            srtt_bits: 3,
+            rttvar_bits: 2,
+            rttvar_exp: 2,
+            minrto,
+            maxrto: 60.0,
+            rtxcur_init: 3.0,
+            srtt_init: 0,
+            rttvar_init: 12,
+        }
+    }
+
+    #[test]
+    fn initial_rto_is_rtxcur_init() {
+        let p = params(0.01, 0.2);
+        let r = RttEstimator::new(&p, 0.0);
+        assert_eq!(r.timeout(&p), 3.0);
+        // rttvar_init 12 s / 10 ms ticks << 2
+        assert_eq!(r.t_rttvar, 1200 << 2);
+    }
+
+    #[test]
+    fn first_sample_sets_srtt_and_rttvar() {
+        let p = params(0.01, 0.2);
+        let mut r = RttEstimator::new(&p, 0.0);
+        // sent at 1.0 s, acked at 1.105 s: 10.5 ticks, truncated to 10.
+        r.update(&p, 1.105, 0.105);
+        assert_eq!(r.t_rtt, 10);
+        assert_eq!(r.t_srtt, 80);
+        assert_eq!(r.t_rttvar, 20);
+        // rtxcur = ((20 << 3) + 80) >> 3 = 30 ticks
+        assert!((r.t_rtxcur - 0.30).abs() < 1e-12);
+        assert!((r.timeout(&p) - 0.30).abs() < 1e-12);
+    }
+
+    #[test]
+    fn boot_time_shifts_tick_rounding() {
+        let p = params(0.05, 0.0);
+        let mut a = RttEstimator::new(&p, 0.0);
+        let mut b = RttEstimator::new(&p, 0.049);
+        // send at 10.0 s, rtt 0.104: tickoff 0 -> 2 ticks; tickoff 0.049 -> 3 ticks
+        a.update(&p, 10.104, 0.104);
+        b.update(&p, 10.104, 0.104);
+        assert_eq!(a.t_rtt, 2);
+        assert_eq!(b.t_rtt, 3);
+    }
+
+    #[test]
+    fn min_rto_floor_and_two_ticks() {
+        let p = params(0.05, 0.0);
+        let mut r = RttEstimator::new(&p, 0.0);
+        r.update(&p, 1.02, 0.02);
+        // 1 tick: rtxcur = ((rttvar 2 << 3) + 8) >> 3 = 3 ticks = 0.15 s
+        assert!((r.timeout(&p) - 0.15).abs() < 1e-12);
+        let p2 = params(0.05, 0.2);
+        assert!((r.timeout(&p2) - 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn backoff_doubles_and_clobbers_srtt_past_eight() {
+        let p = params(0.01, 0.2);
+        let mut r = RttEstimator::new(&p, 0.0);
+        r.update(&p, 1.1, 0.1);
+        for _ in 0..3 {
+            r.backoff(&p);
+        }
+        assert_eq!(r.t_backoff, 8);
+        assert!(r.t_srtt != 0);
+        r.backoff(&p);
+        assert_eq!(r.t_backoff, 16);
+        assert_eq!(r.t_srtt, 0);
+    }
+}

@@ -1,0 +1,200 @@
+//! ns-2.35 `Agent/TCPSink` and `Agent/TCPSink/DelAck` (tcp-sink.cc): cumulative acks
+//! in packets; the ack number is the highest in-order sequence number received.
+//!
+//! DelAck: an in-order segment starts the delayed-ack timer (`interval_`, 100 ms)
+//! unless one is pending; the next segment (or the timer) sends the ack. Out-of-order
+//! segments below the highest seen are acked at once (`RFC2581_immediate_ack_`), and
+//! so is the SYN (segment 0, `SYN_immediate_ack_`).
+
+use crate::engine::{PktId, Timer};
+use crate::net::packet::{Packet, PktKind};
+use crate::time::SimTime;
+use crate::world::Ctx;
+
+pub const TIMER_DELACK: u8 = 2;
+
+/// ns-2's `Acker`: which segments have arrived, as a growable ring of byte counts.
+#[derive(Clone, Debug)]
+pub struct Acker {
+    seen: Vec<u32>,
+    mask: i64,
+    /// Next in-order segment expected.
+    next: i64,
+    maxseen: i64,
+}
+
+impl Default for Acker {
+    fn default() -> Self {
+        Acker { seen: vec![0; 64], mask: 63, next: 0, maxseen: 0 }
+    }
+}
+
+impl Acker {
+    /// Cumulative ack number (ns-2 `Seqno()` = next_ - 1).
+    pub fn seqno(&self) -> i64 {
+        self.next - 1
+    }
+    pub fn maxseen(&self) -> i64 {
+        self.maxseen
+    }
+
+    fn resize(&mut self, sz: usize) {
+        let mut n = vec![0u32; sz];
+        let nmask = sz as i64 - 1;
+        for i in self.next..=self.maxseen + 1 {
+            n[(i & nmask) as usize] = self.seen[(i & self.mask) as usize];
+        }
+        self.seen = n;
+        self.mask = nmask;
+    }
+
+    /// ns-2.35: tcp-sink.cc `Acker::update`; returns bytes deliverable in order.
+    pub fn update(&mut self, seq: i64, bytes: u32) -> u64 {
+        let mut just_marked = false;
+        while seq + 1 - self.next >= self.mask {
+            let sz = self.seen.len() * 2;
+            self.resize(sz);
+        }
+        if seq > self.maxseen {
+            for i in self.maxseen + 1..seq {
+                self.seen[(i & self.mask) as usize] = 0;
+            }
+            self.maxseen = seq;
+            self.seen[(seq & self.mask) as usize] = bytes;
+            self.seen[((seq + 1) & self.mask) as usize] = 0;
+            just_marked = true;
+        }
+        let mut deliver = 0u64;
+        let mut next = self.next;
+        if seq >= next && seq <= self.maxseen {
+            let _dup = self.seen[(seq & self.mask) as usize] != 0 && !just_marked;
+            self.seen[(seq & self.mask) as usize] = bytes;
+            while self.seen[(next & self.mask) as usize] != 0 {
+                deliver += self.seen[(next & self.mask) as usize] as u64;
+                next += 1;
+            }
+            self.next = next;
+        }
+        deliver
+    }
+}
+
+pub struct TcpSink {
+    pub agent: u32,
+    pub flow: u32,
+    pub node: u32,
+    /// Where acks go.
+    pub peer_node: u32,
+    pub peer_agent: u32,
+    pub ack_size: u32,
+    pub delack: Option<SimTime>,
+    pub rfc2581_immediate_ack: bool,
+    acker: Acker,
+    timer: Timer,
+    /// A segment whose ack is being delayed (DelAck `save_`).
+    saved: bool,
+    /// ns-2 `bytes_`: in-order bytes received (on-the-wire sizes, as ns-2 counts).
+    pub bytes: u64,
+    pub pkts_received: u64,
+}
+
+impl TcpSink {
+    pub fn new(agent: u32, flow: u32, node: u32, peer_node: u32, peer_agent: u32, ack_size: u32, delack: Option<SimTime>, rfc2581_immediate_ack: bool) -> Self {
+        TcpSink {
+            agent,
+            flow,
+            node,
+            peer_node,
+            peer_agent,
+            ack_size,
+            delack,
+            rfc2581_immediate_ack,
+            acker: Acker::default(),
+            timer: Timer::default(),
+            saved: false,
+            bytes: 0,
+            pkts_received: 0,
+        }
+    }
+
+    pub fn recv(&mut self, cx: &mut Ctx, pkt: PktId) {
+        let p = *cx.net.pool.get(pkt);
+        cx.net.pool.free(pkt);
+        self.pkts_received += 1;
+        if p.kind == PktKind::Data {
+            cx.net.delivered_data += 1;
+        }
+        self.bytes += self.acker.update(p.seqno, p.size);
+        match self.delack {
+            None => self.ack(cx),
+            Some(interval) => {
+                if !self.timer.pending() && p.seqno == self.acker.seqno() {
+                    let immediate = (self.rfc2581_immediate_ack && p.seqno < self.acker.maxseen()) || p.seqno == 0;
+                    if !immediate {
+                        self.saved = true;
+                        self.timer.resched(cx.sched, interval, self.agent, TIMER_DELACK);
+                        return;
+                    }
+                }
+                self.timer.cancel();
+                self.ack(cx);
+                self.saved = false;
+            }
+        }
+    }
+
+    pub fn timer(&mut self, cx: &mut Ctx, which: u8, gen: u32) {
+        if which == TIMER_DELACK && self.timer.fire(gen) && self.saved {
+            self.saved = false;
+            self.ack(cx);
+        }
+    }
+
+    /// ns-2.35: tcp-sink.cc `TcpSink::ack`.
+    fn ack(&mut self, cx: &mut Ctx) {
+        let pkt = Packet {
+            uid: 0,
+            flow: self.flow,
+            kind: PktKind::Ack,
+            dst: self.peer_node,
+            dst_agent: self.peer_agent,
+            size: self.ack_size,
+            seqno: self.acker.seqno(),
+            ts: cx.now(),
+            low_prio: false,
+            ect: false,
+            ce: false,
+            ecn_echo: false,
+        };
+        let id = cx.net.pool.alloc(pkt);
+        cx.net.send_from(cx.sched, self.node, id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_order_and_hole() {
+        let mut a = Acker::default();
+        assert_eq!(a.update(0, 1040), 1040);
+        assert_eq!(a.seqno(), 0);
+        assert_eq!(a.update(2, 1040), 0); // hole at 1
+        assert_eq!(a.seqno(), 0);
+        assert_eq!(a.update(1, 1040), 2080);
+        assert_eq!(a.seqno(), 2);
+        assert_eq!(a.update(1, 1040), 0); // duplicate
+        assert_eq!(a.seqno(), 2);
+    }
+
+    #[test]
+    fn grows_for_large_windows() {
+        let mut a = Acker::default();
+        assert_eq!(a.update(500, 1), 0);
+        for s in 0..500 {
+            a.update(s, 1);
+        }
+        assert_eq!(a.seqno(), 500);
+    }
+}

@@ -1,0 +1,113 @@
+//! TCP/SPAND start-up (Zhang, Qiu, Keshav, NOSSDAV 2000; spec `tcp-spand.md` §2.6).
+//!
+//! Heads up! Read the spec §2.3–2.6 and §5 (A7, A8, A10, A11) before changing this
+//! file. At every transfer start the sender asks the performance gateway for the
+//! destination network's W_c and RTT; with history it starts in congestion avoidance
+//! at `cwnd_opt(F, W_c, b)` (ssthresh = cwnd_opt, A8), sets srtt to the gateway RTT
+//! (A7) and paces the first `min(cwnd_opt, F)` segments with a token bucket of depth 4
+//! at `cwnd_opt / rtt` (A6, A7); without history it slow-starts from windowInit.
+//! It reports W_c samples: `floor(cwnd) - 1` at each fast retransmit entered in CA,
+//! and `floor(cwnd)` at the end of a transfer that had no such sample (A10).
+
+use super::StartCtx;
+use crate::config::{InfeasiblePolicy, SpandConfig};
+use crate::tcp::pacing::Pacer;
+
+#[derive(Clone, Debug)]
+pub struct Spand {
+    pub gateway: usize,
+    pub b: f64,
+    pub shift: bool,
+    pub pacing: bool,
+    pub bucket_depth: u32,
+    pub reuse_previous_cwnd: bool,
+    pub infeasible: InfeasiblePolicy,
+    pub report: bool,
+    /// Cap on the chosen window (packets).
+    pub max_window: u32,
+    /// A CA-loss sample was reported during the current transfer.
+    ca_sample_this_transfer: bool,
+    /// cwnd at the end of the previous transfer (for the reuse ablation).
+    prev_cwnd: Option<f64>,
+}
+
+impl Spand {
+    pub fn new(cfg: &SpandConfig, gateway: usize, tcp_window: u32) -> Spand {
+        Spand {
+            gateway,
+            b: cfg.b,
+            shift: cfg.shift,
+            pacing: cfg.pacing,
+            bucket_depth: cfg.bucket_depth,
+            reuse_previous_cwnd: cfg.reuse_previous_cwnd,
+            infeasible: cfg.infeasible_policy,
+            report: cfg.report,
+            max_window: if cfg.max_window == 0 { tcp_window } else { cfg.max_window },
+            ca_sample_this_transfer: false,
+            prev_cwnd: None,
+        }
+    }
+
+    pub fn on_transfer_start(&mut self, cx: &mut StartCtx) -> Option<Pacer> {
+        self.ca_sample_this_transfer = false;
+        let est = cx.shared.gateways[self.gateway].query(cx.dst_addr, cx.now);
+        let tr = &mut cx.shared.startup_trace;
+        tr.flow.push(cx.shared.flow_names[cx.flow as usize].clone());
+        tr.time_s.push(cx.now.as_secs_f64());
+        let Some(est) = est else {
+            // No history (spec §2.4, A11): standard slow start from windowInit.
+            cx.tcb.cwnd = cx.tcb.initial_window();
+            tr.wc_estimate.push(f64::NAN);
+            tr.rtt_estimate_s.push(f64::NAN);
+            tr.n_samples.push(0);
+            tr.cwnd.push(cx.tcb.cwnd);
+            tr.fallback_slow_start.push(true);
+            return None;
+        };
+        // A5: floor of the mean, at least 1.
+        let wc = (est.wc.floor() as i64).max(1) as u32;
+        let f = cx.transfer_pkts.max(1) as u64;
+        let c = if self.reuse_previous_cwnd {
+            self.prev_cwnd.map(|w| w.floor().max(1.0) as u32).unwrap_or(wc)
+        } else {
+            crate::spand::theory::cwnd_opt(f, wc, self.b, self.shift, self.infeasible, self.max_window)
+        };
+        let c = c.max(1);
+        cx.tcb.cwnd = c as f64;
+        cx.tcb.ssthresh = c as i32; // A8: ssthresh = cwnd_opt, CA from the first packet
+        if est.rtt_s > 0.0 {
+            cx.rtt.set_srtt(cx.rttp, est.rtt_s); // A7
+        }
+        tr.wc_estimate.push(est.wc);
+        tr.rtt_estimate_s.push(est.rtt_s);
+        tr.n_samples.push(est.n_samples);
+        tr.cwnd.push(c as f64);
+        tr.fallback_slow_start.push(false);
+        if !self.pacing || est.rtt_s <= 0.0 {
+            return None;
+        }
+        let count = (c as i64).min(cx.transfer_pkts.max(1));
+        Some(Pacer::new(cx.now, cx.t_seqno, count, c as f64 / est.rtt_s, self.bucket_depth))
+    }
+
+    /// §2.6 reporting hook: fast retransmit entered while in CA.
+    pub fn on_fast_retransmit(&mut self, cx: &mut StartCtx) {
+        if !self.report || cx.tcb.in_slow_start() {
+            return;
+        }
+        let wc = cx.tcb.cwnd.floor() - 1.0;
+        let srtt = cx.rtt.srtt_s(cx.rttp);
+        cx.shared.gateways[self.gateway].report(cx.dst_addr, cx.now, wc, srtt);
+        self.ca_sample_this_transfer = true;
+    }
+
+    /// §2.3: a transfer without a CA-loss sample reports cwnd at its end.
+    pub fn on_transfer_done(&mut self, cx: &mut StartCtx) {
+        self.prev_cwnd = Some(cx.tcb.cwnd);
+        if !self.report || self.ca_sample_this_transfer {
+            return;
+        }
+        let srtt = cx.rtt.srtt_s(cx.rttp);
+        cx.shared.gateways[self.gateway].report(cx.dst_addr, cx.now, cx.tcb.cwnd.floor(), srtt);
+    }
+}

@@ -1,0 +1,106 @@
+//! Simulated time: integer nanoseconds (`SimTime`), with named unit constructors.
+//!
+//! No floats ever enter the event queue, so runs are bit-reproducible. Conversions
+//! from seconds round to the nearest nanosecond, in one place (`SimTime::from_secs_f64`).
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Sub};
+
+/// A point in simulated time or a duration, in nanoseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SimTime(pub u64);
+
+impl SimTime {
+    pub const ZERO: SimTime = SimTime(0);
+    pub const MAX: SimTime = SimTime(u64::MAX);
+
+    pub const fn from_nanos(ns: u64) -> Self {
+        SimTime(ns)
+    }
+    pub const fn from_micros(us: u64) -> Self {
+        SimTime(us * 1_000)
+    }
+    pub const fn from_millis(ms: u64) -> Self {
+        SimTime(ms * 1_000_000)
+    }
+    pub const fn from_secs(s: u64) -> Self {
+        SimTime(s * 1_000_000_000)
+    }
+    /// Seconds (as a float, e.g. from a scenario file) to the nearest nanosecond.
+    /// Negative and non-finite inputs are the caller's bug; they saturate to 0 / MAX.
+    pub fn from_secs_f64(s: f64) -> Self {
+        if !s.is_finite() {
+            return if s > 0.0 { SimTime::MAX } else { SimTime::ZERO };
+        }
+        if s <= 0.0 {
+            return SimTime::ZERO;
+        }
+        let ns = (s * 1e9).round();
+        if ns >= u64::MAX as f64 {
+            SimTime::MAX
+        } else {
+            SimTime(ns as u64)
+        }
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 * 1e-9
+    }
+    pub const fn as_nanos(self) -> u64 {
+        self.0
+    }
+    pub fn saturating_sub(self, o: SimTime) -> SimTime {
+        SimTime(self.0.saturating_sub(o.0))
+    }
+}
+
+impl Add for SimTime {
+    type Output = SimTime;
+    #[inline]
+    fn add(self, o: SimTime) -> SimTime {
+        SimTime(self.0.saturating_add(o.0))
+    }
+}
+impl AddAssign for SimTime {
+    #[inline]
+    fn add_assign(&mut self, o: SimTime) {
+        self.0 = self.0.saturating_add(o.0);
+    }
+}
+impl Sub for SimTime {
+    type Output = SimTime;
+    #[inline]
+    fn sub(self, o: SimTime) -> SimTime {
+        SimTime(self.0 - o.0)
+    }
+}
+impl fmt::Display for SimTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.9}s", self.as_secs_f64())
+    }
+}
+
+/// Serialisation time of `bytes` on a link of `rate_bps`, rounded to the nearest ns.
+/// Exact for the rates the papers use (1.6 Mb/s, 10 Mb/s: whole nanoseconds).
+#[inline]
+pub fn tx_time(bytes: u32, rate_bps: u64) -> SimTime {
+    let bits = bytes as u128 * 8 * 1_000_000_000u128;
+    let r = rate_bps as u128;
+    SimTime(((bits + r / 2) / r) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn tx_time_exact_for_paper_rates() {
+        assert_eq!(tx_time(1040, 1_600_000), SimTime::from_micros(5200));
+        assert_eq!(tx_time(1040, 10_000_000), SimTime::from_micros(832));
+        assert_eq!(tx_time(40, 1_600_000), SimTime::from_micros(200));
+    }
+    #[test]
+    fn secs_round_trip() {
+        assert_eq!(SimTime::from_secs_f64(0.05), SimTime::from_millis(50));
+        assert_eq!(SimTime::from_secs_f64(-1.0), SimTime::ZERO);
+        assert_eq!(SimTime::from_secs_f64(1e-9 * 1.4), SimTime(1));
+    }
+}

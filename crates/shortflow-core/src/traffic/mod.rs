@@ -1,0 +1,106 @@
+//! Applications and traffic sources. Each drives one or more transport agents through
+//! `Event::App` callbacks; the random draws of each source come from its own stream.
+//!
+//! - `Ftp`: bulk transfer, finite (one recorded transfer) or infinite.
+//! - `Rounds`: rounds of short transfers over long-lived connections (TCP/SPAND §6.2).
+//! - `Telnet`: ns-2 `Application/Telnet` (tcplib inter-arrivals when `interval` is 0).
+//! - `OnOff` / `Cbr`: UDP sources with ns-2's `Application/Traffic/*` semantics
+//!   (the distributions live in [`dist`]).
+
+pub mod dist;
+
+use crate::config::RoundTiming;
+use crate::engine::Event;
+use crate::rng::Rng;
+use crate::time::SimTime;
+
+/// A rounds workload: every connection sends one file per round; the next round is
+/// scheduled once every transfer of the current one has completed.
+pub struct Rounds {
+    /// Sender indices (into the world's sender table), in configuration order.
+    pub senders: Vec<u32>,
+    /// Packets and bytes of each connection's file.
+    pub pkts: Vec<i64>,
+    pub bytes: Vec<u64>,
+    pub rounds: u32,
+    pub jitter: SimTime,
+    pub idle: SimTime,
+    pub first_center: SimTime,
+    pub timing: RoundTiming,
+    pub rng: Rng,
+    pub round: u32,
+    pub outstanding: u32,
+    pub done: bool,
+}
+
+impl Rounds {
+    /// Centre of round `r` given the previous round's last completion.
+    pub fn center(&self, r: u32, last_completion: SimTime) -> SimTime {
+        if r == 0 {
+            return self.first_center;
+        }
+        match self.timing {
+            RoundTiming::AfterLast => last_completion + self.idle + SimTime(self.jitter.0 / 2),
+            RoundTiming::FixedPeriod { period_s } => {
+                self.first_center + SimTime::from_secs_f64(period_s * r as f64)
+            }
+        }
+    }
+
+    /// Schedule the starts of round `self.round` (token = index of the connection).
+    pub fn schedule_round(&mut self, app: u32, now: SimTime, last_completion: SimTime, sched: &mut crate::engine::Scheduler) {
+        let c = self.center(self.round, last_completion);
+        self.outstanding = self.senders.len() as u32;
+        for i in 0..self.senders.len() {
+            // U(c - J/2, c + J/2), drawn per connection in order.
+            let off = self.rng.uniform() * self.jitter.as_secs_f64();
+            let start = SimTime::from_secs_f64((c.as_secs_f64() - self.jitter.as_secs_f64() / 2.0 + off).max(0.0));
+            let start = if start < now { now } else { start };
+            sched.at(start, Event::App { app, token: i as u32 });
+        }
+    }
+}
+
+/// ns-2 `Application/Telnet` over a TCP sender.
+pub struct Telnet {
+    pub sender: u32,
+    /// 0 = tcplib distribution, otherwise exponential with this mean.
+    pub interval_s: f64,
+    pub rng: Rng,
+}
+
+impl Telnet {
+    /// ns-2.35: apps/telnet.cc `TelnetApp::next()`.
+    pub fn next(&mut self) -> SimTime {
+        let s = if self.interval_s == 0.0 {
+            dist::tcplib_telnet_interarrival(&mut self.rng)
+        } else {
+            self.rng.exponential(self.interval_s)
+        };
+        SimTime::from_secs_f64(s)
+    }
+}
+
+/// A UDP source (ON/OFF or CBR) feeding a UDP agent.
+pub struct UdpSource {
+    pub flow: u32,
+    pub node: u32,
+    pub dst_node: u32,
+    pub dst_agent: u32,
+    pub gen: UdpGen,
+    pub rng: Rng,
+    pub stop: Option<SimTime>,
+    pub pkts_sent: u64,
+}
+
+pub enum UdpGen {
+    OnOff(dist::OnOff),
+    Cbr(dist::Cbr),
+}
+
+pub enum App {
+    Ftp { sender: u32, start: SimTime, bytes: Option<u64> },
+    Rounds(Rounds),
+    Telnet(Telnet),
+    Udp(UdpSource),
+}

@@ -1,0 +1,54 @@
+//! What agents and applications may touch while handling an event: the scheduler,
+//! the network, and state shared across connections (gateways, traces, results).
+
+use crate::engine::Scheduler;
+use crate::net::Network;
+use crate::results::{AckTrace, CwndTrace, StartupTrace};
+use crate::spand::gateway::Gateway;
+use crate::time::SimTime;
+
+/// A finished or running application-level transfer.
+#[derive(Clone, Debug)]
+pub struct TransferRec {
+    pub flow: u32,
+    pub round: u32,
+    pub bytes: u64,
+    pub start: SimTime,
+    pub end: Option<SimTime>,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub initial_cwnd: f64,
+}
+
+/// Something an agent tells the applications, handled after the current event.
+#[derive(Clone, Copy, Debug)]
+pub enum Notice {
+    /// Transfer `transfer` (index into `Shared::transfers`) of `flow` completed.
+    TransferDone { flow: u32, transfer: u32 },
+}
+
+#[derive(Default)]
+pub struct Shared {
+    pub gateways: Vec<Gateway>,
+    /// Synthetic IPv4 address of every node (gateway keys use it).
+    pub node_addr: Vec<u32>,
+    pub notices: Vec<Notice>,
+    pub transfers: Vec<TransferRec>,
+    pub ack_trace: Option<AckTrace>,
+    pub cwnd_trace: Option<CwndTrace>,
+    pub startup_trace: StartupTrace,
+    pub flow_names: Vec<String>,
+}
+
+pub struct Ctx<'a> {
+    pub sched: &'a mut Scheduler,
+    pub net: &'a mut Network,
+    pub shared: &'a mut Shared,
+}
+
+impl Ctx<'_> {
+    #[inline]
+    pub fn now(&self) -> SimTime {
+        self.sched.now()
+    }
+}

@@ -150,26 +150,37 @@ mod tests {
 
     #[test]
     fn first_sample_sets_srtt_and_rttvar() {
-        let p = params(0.01, 0.2);
+        // A tick that is exact in binary, so fmod() below is exact too.
+        let p = params(1.0 / 64.0, 0.2);
         let mut r = RttEstimator::new(&p, 0.0);
-        // sent at 1.0 s, acked at 1.105 s: 10.5 ticks, truncated to 10.
-        r.update(&p, 1.105, 0.105);
+        // sent at 1.0 s (a whole number of ticks), rtt 10.5 ticks: truncated to 10.
+        r.update(&p, 1.0 + 10.5 / 64.0, 10.5 / 64.0);
         assert_eq!(r.t_rtt, 10);
         assert_eq!(r.t_srtt, 80);
         assert_eq!(r.t_rttvar, 20);
         // rtxcur = ((20 << 3) + 80) >> 3 = 30 ticks
-        assert!((r.t_rtxcur - 0.30).abs() < 1e-12);
-        assert!((r.timeout(&p) - 0.30).abs() < 1e-12);
+        assert_eq!(r.t_rtxcur, 30.0 / 64.0);
+        assert_eq!(r.timeout(&p), 30.0 / 64.0);
+    }
+
+    #[test]
+    fn fmod_of_inexact_tick_is_kept() {
+        // ns-2 computes fmod(1.0, 0.01) in doubles: 0.00999..., not 0, so a 10.5-tick
+        // RTT rounds to 11 ticks. We keep that behaviour.
+        let p = params(0.01, 0.2);
+        let mut r = RttEstimator::new(&p, 0.0);
+        r.update(&p, 1.105, 0.105);
+        assert_eq!(r.t_rtt, 11);
     }
 
     #[test]
     fn boot_time_shifts_tick_rounding() {
-        let p = params(0.05, 0.0);
+        let p = params(0.0625, 0.0);
         let mut a = RttEstimator::new(&p, 0.0);
-        let mut b = RttEstimator::new(&p, 0.049);
-        // send at 10.0 s, rtt 0.104: tickoff 0 -> 2 ticks; tickoff 0.049 -> 3 ticks
-        a.update(&p, 10.104, 0.104);
-        b.update(&p, 10.104, 0.104);
+        let mut b = RttEstimator::new(&p, 0.04);
+        // sent at 10.0 s, rtt 2.5 ticks: tickoff 0 -> 2 ticks; tickoff 0.04 -> 3 ticks
+        a.update(&p, 10.15625, 0.15625);
+        b.update(&p, 10.15625, 0.15625);
         assert_eq!(a.t_rtt, 2);
         assert_eq!(b.t_rtt, 3);
     }

@@ -565,7 +565,7 @@ mod tests {
     //! proc probe {} { global ns q; puts "[$ns now] [$q set ave_] [$q set curq_]" }
     //! foreach b {{0.1 0.1236} {0.5013 0.5125} {3.0017 3.0097}} {
     //!   lassign $b s e; $ns at $s "$cbr start"; $ns at $e "$cbr stop"
-    //!   for {set t [expr $s + 0.00001]} {$t < $e} {set t [expr $t + 0.0008]} { $ns at $t probe }
+    //!   for {set t [expr $s + 1e-5]} {$t < $e + 8e-4} {set t [expr $t + 8e-4]} {$ns at $t probe}
     //! }
     //! $ns at 4.0 "exit 0"; $ns run
     //! ```

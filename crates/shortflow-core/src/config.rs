@@ -660,6 +660,31 @@ mod tests {
         assert_eq!(t.variant, TcpVariant::Newreno);
     }
 
+    /// docs/defaults.md must list every default with the value the code uses.
+    #[test]
+    fn docs_defaults_table_matches() {
+        let doc = include_str!("../../../docs/defaults.md");
+        let gw: GatewayConfig = serde_json::from_str(r#"{"name":"gw"}"#).unwrap();
+        let sp: SpandConfig = serde_json::from_str(r#"{"gateway":"gw"}"#).unwrap();
+        let sections = [
+            ("tcp", serde_json::to_value(TcpConfig::default()).unwrap()),
+            ("sink", serde_json::to_value(SinkConfig::default()).unwrap()),
+            ("queue", serde_json::to_value(QueueConfig::default()).unwrap()),
+            ("red", serde_json::to_value(RedConfig::default()).unwrap()),
+            ("gateway", serde_json::to_value(gw).unwrap()),
+            ("spand", serde_json::to_value(sp).unwrap()),
+        ];
+        for (sec, v) in sections {
+            for (k, val) in v.as_object().unwrap() {
+                if (sec, k.as_str()) == ("gateway", "name") || (sec, k.as_str()) == ("spand", "gateway") {
+                    continue;
+                }
+                let row = format!("| `{sec}.{k}` | `{val}` |");
+                assert!(doc.contains(&row), "docs/defaults.md lacks or disagrees with: {row}");
+            }
+        }
+    }
+
     #[test]
     fn unknown_field_is_rejected() {
         let e = serde_json::from_str::<TcpConfig>(r#"{"windw": 3}"#).unwrap_err();

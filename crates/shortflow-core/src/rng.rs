@@ -382,7 +382,7 @@ mod tests {
             let ts = [1.5, 2.0, 5.0, 10.0, 100.0, 1000.0].map(|k| k * scale);
             let mut above = [0u64; 6];
             let c = 100.0 * scale;
-            let (mut st, mut st2) = (0.0, 0.0);
+            let mut st = 0.0;
             for _ in 0..n {
                 let x = r.pareto(scale, shape);
                 for (i, &t) in ts.iter().enumerate() {
@@ -392,9 +392,7 @@ mod tests {
                 }
                 let m = x.min(c);
                 st += m;
-                st2 += m * m;
             }
-            let _ = st2;
             for (i, &t) in ts.iter().enumerate() {
                 let p: f64 = (scale / t).powf(shape);
                 let sd = (p * (1.0 - p) / nf).sqrt();
@@ -416,23 +414,24 @@ mod tests {
     /// The plain sample mean of Pareto(scale s, shape a), 1 < a < 2, against
     /// mu = s a / (a - 1), with a band derived from the law (no variance exists):
     ///
-    /// * Lower side (rigorous): mean_n >= mean of min(X_i, c) for any c, and that bounded
-    ///   average falls below mu_c - t with probability <= v_c / (v_c + n t^2)
-    ///   (Cantelli). So with probability >= 1 - delta,
-    ///   mean_n >= mu - [(mu - mu_c) + sqrt(v_c (1 - delta) / (n delta))]; we take the
-    ///   c (on a log grid) that makes the bracket smallest.
-    /// * Upper side (one-big-jump asymptotics for subexponential sums):
-    ///   P(S_n - n mu > x) ~ n P(X > x) = n (s/x)^a, so with probability ~1 - delta,
-    ///   mean_n - mu < s (n/delta)^(1/a) / n.
+    /// * Lower side (rigorous): mean_n >= mean of min(X_i, c) for any c, and for
+    ///   independent non-negative Z_i, P(sum Z < E[sum Z] - t) <= exp(-t^2 / (2 sum E[Z^2]))
+    ///   (one-sided Bernstein for non-negative variables). So, with probability at
+    ///   least 1 - delta, mean_n >= mu - g with
+    ///   g = (mu - E[min(X,c)]) + sqrt(2 E[min(X,c)^2] ln(1/delta) / n); we take the c
+    ///   (on a log grid) that makes g smallest.
+    /// * Upper side (one-big-jump asymptotics of subexponential sums, valid for
+    ///   x >> n^(1/a)): P(S_n - n mu > x) ~ n P(X > x) = n (s/x)^a, so with probability
+    ///   ~1 - delta, mean_n - mu < s (n/delta)^(1/a) / n.
     ///
-    /// delta = 1e-4 each side. The band is necessarily wide on the upper side (15% for
-    /// a = 1.5, n = 4e6; several times mu for a = 1.2): a single huge draw can move the
-    /// mean that much. The tight checks are in `pareto_tail_and_truncated_mean`.
+    /// delta = 1e-3 each side, n = 4e6: the band is about [-2%, +21%] of mu for a = 1.5
+    /// and [-17%, +>100%] for a = 1.2. The upper side cannot be tight: a single huge draw
+    /// moves the mean that much. The tight checks are `pareto_tail_and_truncated_mean`.
     #[test]
     fn pareto_full_mean() {
         let n = 4_000_000usize;
         let nf = n as f64;
-        let delta: f64 = 1e-4;
+        let delta: f64 = 1e-3;
         for (shape, scale) in [(1.5, 1.0), (1.2, 1.0)] {
             let a: f64 = shape;
             let s: f64 = scale;
@@ -445,16 +444,16 @@ mod tests {
             let mean = sum / nf;
             let mut lower_gap = f64::INFINITY;
             let mut c = 2.0 * s;
-            while c < 1e12 * s {
+            while c < 1e15 * s {
                 let k = c / s;
                 let mu_c = s + s * (1.0 - k.powf(1.0 - a)) / (a - 1.0);
                 let m2 = s * s * (1.0 + 2.0 * (k.powf(2.0 - a) - 1.0) / (2.0 - a));
-                let v_c = m2 - mu_c * mu_c;
-                let gap = (mu - mu_c) + (v_c * (1.0 - delta) / (nf * delta)).sqrt();
+                let gap = (mu - mu_c) + (2.0 * m2 * (1.0 / delta).ln() / nf).sqrt();
                 lower_gap = lower_gap.min(gap);
                 c *= 1.25;
             }
             let upper_gap = s * (nf / delta).powf(1.0 / a) / nf;
+            eprintln!("pareto shape {a}: mean {mean:.4}, mu {mu:.4}, band [-{lower_gap:.4}, +{upper_gap:.4}]");
             assert!(
                 mean > mu - lower_gap && mean < mu + upper_gap,
                 "shape {a}: mean {mean}, mu {mu}, band [-{lower_gap}, +{upper_gap}]"

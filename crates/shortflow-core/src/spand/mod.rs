@@ -1,8 +1,7 @@
-//! TCP/SPAND (Zhang, Qiu, Keshav, NOSSDAV 2000; spec `tcp-spand.md`).
-//!
 //! Heads up! Read tcp-spand spec §1 / paper §4 (theory) and spec §2.2–2.4 / paper §5.2
 //! (gateway) before changing these files.
 //!
+//! TCP/SPAND (Zhang, Qiu, Keshav, NOSSDAV 2000; spec `tcp-spand.md`):
 //! - [`theory`]: the optimal initial window `cwnd_opt` (Eqs. 1–4, boundary rules §1.4)
 //!   and the per-RTT model schedules used to check it.
 //! - [`gateway`]: the performance gateway, a per-destination-network sliding-window mean

@@ -45,7 +45,7 @@ fn largest_true(hi: u64, ok: impl Fn(u64) -> bool) -> Option<u64> {
     }
     let (mut lo, mut hi) = (1u64, hi); // invariant: ok(lo)
     while lo < hi {
-        let mid = lo + (hi - lo + 1) / 2;
+        let mid = lo + (hi - lo).div_ceil(2);
         if ok(mid) {
             lo = mid;
         } else {
@@ -65,7 +65,7 @@ fn valid_b(b: f64) -> bool {
 /// A pure formula: `b` is not validated (a NaN `b` gives NaN).
 pub fn f_e(wc: u32, b: f64) -> f64 {
     let wc = wc as u64;
-    let h = (wc + 1) / 2;
+    let h = wc.div_ceil(2); // floor((W_c + 1) / 2)
     b * sum_range(h, wc) as f64 + (2 * wc + 1) as f64
 }
 
@@ -96,7 +96,15 @@ pub struct CwndOptDetail {
 /// expected to slow-start instead when it has no estimate, spec §1.4(5)).
 pub fn cwnd_opt_detail(f_pkts: u64, wc: u32, b: f64, policy: InfeasiblePolicy, max_wnd: u32) -> CwndOptDetail {
     let fe = f_e(wc, b);
-    let mut d = CwndOptDetail { cwnd: 1, cwnd_no_shift: 1, m0: None, delta: 0, f_e: fe, r: 0.0, feasible: false };
+    let mut d = CwndOptDetail {
+        cwnd: 1,
+        cwnd_no_shift: 1,
+        m0: None,
+        delta: 0,
+        f_e: fe,
+        r: 0.0,
+        feasible: false,
+    };
     // Spec §1.5: "if F < 1 or Wc < 1: return 1"; an unusable b is treated the same way.
     if f_pkts < 1 || wc < 1 || !valid_b(b) {
         return d;
@@ -177,7 +185,13 @@ struct Schedule {
 impl Schedule {
     fn new(f_pkts: u64) -> Self {
         let f = f_pkts as f64;
-        Schedule { out: Vec::new(), left: f, tol: 1e-9 * f.max(1.0), acc: 0.0, room: 1.0 }
+        Schedule {
+            out: Vec::new(),
+            left: f,
+            tol: 1e-9 * f.max(1.0),
+            acc: 0.0,
+            room: 1.0,
+        }
     }
     /// Sends at window `win` for `dur` RTTs; true once the transfer is complete.
     fn hold(&mut self, win: f64, mut dur: f64) -> bool {
@@ -207,8 +221,8 @@ impl Schedule {
 /// avoidance at window `start`: per-RTT packet counts until `f_pkts` packets are sent.
 ///
 /// Each window value `x ≤ W_c` is held `b` RTTs (so it carries `b·x` packets) and then
-/// grows by 1. When it reaches `W_c + 1` that flight takes one RTT (one packet is
-/// lost), the recovery sends `W_c` packets in the next RTT, and the window restarts at
+/// grows by 1. When it reaches `W_c + 1` that flight takes one RTT whatever `b` (one
+/// packet is lost), the recovery sends `W_c` packets in the next RTT, and the window restarts at
 /// `h = floor((W_c+1)/2)`: one epoch carries exactly `F_E` packets (Eq. 1). A
 /// non-integer `b` splits a window value across RTTs (fluid model). The last entry
 /// is only the packets still left, so the entries sum to F; the length is the number
@@ -220,7 +234,7 @@ pub fn ca_schedule(f_pkts: u64, start: u32, wc: u32, b: f64) -> Vec<f64> {
         return s.out;
     }
     let w = wc.max(1) as u64;
-    let h = (w + 1) / 2;
+    let h = w.div_ceil(2); // floor((W_c + 1) / 2), the epoch start
     let mut x = (start as u64).clamp(1, w + 1);
     loop {
         let done = if x <= w {
@@ -254,7 +268,6 @@ pub fn slow_start_schedule(f_pkts: u64, iw: u32, wc: u32, b: f64) -> Vec<f64> {
     }
     s.out
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -325,7 +338,9 @@ mod tests {
 
     #[test]
     fn f_e_lists_of_spec_1_6() {
-        let b1 = [4, 8, 12, 18, 23, 31, 37, 47, 54, 66, 74, 88, 97, 113, 123, 141, 152, 172, 184, 206];
+        let b1 = [
+            4, 8, 12, 18, 23, 31, 37, 47, 54, 66, 74, 88, 97, 113, 123, 141, 152, 172, 184, 206,
+        ];
         for (i, &v) in b1.iter().enumerate() {
             assert_eq!(f_e(i as u32 + 1, 1.0), v as f64, "b=1 W_c={}", i + 1);
         }
@@ -339,7 +354,7 @@ mod tests {
     fn f_e_closed_form_matches_naive_sum() {
         for wc in 0..=500u32 {
             for b in [0.5, 1.0, 1.5, 2.0, 3.0] {
-                let h = (wc + 1) / 2;
+                let h = wc.div_ceil(2);
                 let naive: f64 = b * (h..=wc).map(|x| x as f64).sum::<f64>() + (2 * wc + 1) as f64;
                 assert_eq!(f_e(wc, b), naive, "W_c={wc} b={b}");
             }
@@ -354,8 +369,9 @@ mod tests {
     /// (F, W_c, b, F_E, r (default), m0, Δ, no-shift, shift, literal no-shift, literal shift).
     #[test]
     fn reference_table_of_spec_1_6() {
+        type Row = (u64, u32, f64, f64, f64, Option<u32>, u32, u32, u32, u32, u32);
         #[rustfmt::skip]
-        let rows: [(u64, u32, f64, f64, f64, Option<u32>, u32, u32, u32, u32, u32); 15] = [
+        let rows: [Row; 15] = [
             (11, 10, 1.0, 66.0, 11.0, Some(9), 4, 9, 5, 9, 5),
             (30, 10, 1.0, 66.0, 30.0, Some(7), 1, 7, 6, 7, 6),
             (30, 20, 1.0, 206.0, 30.0, Some(19), 4, 19, 15, 19, 15),
@@ -636,7 +652,10 @@ mod tests {
                         let n = table[m as usize - 1][f as usize];
                         if n < mine {
                             let loss_free = b * sum_range(m as u64, wc as u64) as f64 >= f as f64;
-                            assert!(!loss_free, "loss-free start {m} beats Eq.3 {mine} RTTs: F={f} W_c={wc} b={b}");
+                            assert!(
+                                !loss_free,
+                                "loss-free start {m} beats Eq.3 {mine} RTTs: F={f} W_c={wc} b={b}"
+                            );
                             lost_to_lossy = true;
                         }
                     }
@@ -646,7 +665,11 @@ mod tests {
                     }
                 }
             }
-            assert_eq!((feasible, beaten, beaten_small), (expect_feasible, expect_beaten, expect_beaten_small), "b={b}");
+            assert_eq!(
+                (feasible, beaten, beaten_small),
+                (expect_feasible, expect_beaten, expect_beaten_small),
+                "b={b}"
+            );
         }
         assert_eq!(rtts(6, 1, 3, 1.0), 3);
         assert_eq!(rtts(6, 3, 3, 1.0), 2);
@@ -707,7 +730,10 @@ mod tests {
             for &(f, wc) in &[(u64::MAX, u32::MAX), (1, u32::MAX), (u64::MAX, 1), (1 << 40, 100_000)] {
                 for b in [1.0, 2.0, 1.5] {
                     let d = cwnd_opt_detail(f, wc, b, pol, 0);
-                    assert!(d.cwnd >= 1 && d.cwnd <= wc && d.cwnd <= d.cwnd_no_shift, "F={f} W_c={wc}");
+                    assert!(
+                        d.cwnd >= 1 && d.cwnd <= wc && d.cwnd <= d.cwnd_no_shift,
+                        "F={f} W_c={wc}"
+                    );
                 }
             }
         }
@@ -720,13 +746,25 @@ mod tests {
         assert!(slow_start_schedule(10, 1, 10, 0.0).is_empty());
     }
 
+    /// A `b` that is not exact in binary: mathematical ties are still ties.
+    #[test]
+    fn decimal_b_ties() {
+        // 1.1 · (11 + 10 + 9) = 33 exactly in ℝ, 33.000000000000007 in f64.
+        let d = cwnd_opt_detail(33, 11, 1.1, Eq2, 0);
+        assert_eq!((d.m0, d.delta, d.cwnd), (Some(9), 0, 9));
+        // 1.1 · 10 = 11: m0 = W_c, Δ = 0.
+        assert_eq!(cwnd_opt_detail(11, 10, 1.1, Eq2, 0).cwnd, 10);
+        // F = 2·F_E(10, 1.1) = 141: k whole epochs → Eq. (2) fallback gives h = 5.
+        assert_eq!(cwnd_opt(141, 10, 1.1, true, Eq2, 0), 5);
+    }
+
     // -------------------------------------------------------------- schedules
 
     #[test]
     fn ca_schedule_epochs_carry_f_e() {
         for b in [1.0, 1.5, 2.0, 3.0] {
             for wc in 1..=40u32 {
-                let h = (wc + 1) / 2;
+                let h = wc.div_ceil(2);
                 let fe = f_e(wc, b);
                 // Start of an epoch at h: k epochs end exactly after k·(b·(W_c−h+1)+2) RTTs.
                 let per_epoch = b * (wc - h + 1) as f64 + 2.0;
@@ -755,7 +793,7 @@ mod tests {
         for b in [1.0, 1.1, 1.5, 2.0] {
             for wc in 1..=30u32 {
                 for f in 1..=200u64 {
-                    for start in [1, (wc + 1) / 2, wc, wc + 1] {
+                    for start in [1, wc.div_ceil(2), wc, wc + 1] {
                         let s = ca_schedule(f, start, wc, b);
                         assert!((s.iter().sum::<f64>() - f as f64).abs() < 1e-6, "F={f} W_c={wc} b={b}");
                         assert!(s.iter().all(|&x| x > 0.0 && x <= (wc + 1) as f64 + 1e-9));
@@ -773,7 +811,10 @@ mod tests {
     #[test]
     fn slow_start_schedule_growth() {
         assert_eq!(slow_start_schedule(30, 1, 100, 1.0), vec![1.0, 2.0, 4.0, 8.0, 15.0]);
-        assert_eq!(slow_start_schedule(30, 1, 100, 2.0), vec![1.0, 1.5, 2.25, 3.375, 5.0625, 7.59375, 9.21875]);
+        assert_eq!(
+            slow_start_schedule(30, 1, 100, 2.0),
+            vec![1.0, 1.5, 2.25, 3.375, 5.0625, 7.59375, 9.21875]
+        );
         assert_eq!(slow_start_schedule(20, 4, 6, 1.0), vec![4.0, 6.0, 6.0, 4.0]); // capped at W_c
         assert_eq!(slow_start_schedule(5, 50, 6, 1.0), vec![5.0]); // iw clamped to W_c
         for k in 1..=20usize {

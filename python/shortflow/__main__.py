@@ -1,0 +1,3 @@
+from shortflow.cli import main
+
+main()

@@ -1,0 +1,43 @@
+"""Type stubs of the compiled core (crates/shortflow-py/src/lib.rs)."""
+
+from typing import Literal, Optional, TypedDict
+
+__version__: str
+
+class CwndOptDetail(TypedDict):
+    cwnd: int
+    cwnd_no_shift: int
+    m0: Optional[int]
+    delta: int
+    f_e: float
+    r: float
+    feasible: bool
+
+def run(config_json: str) -> str:
+    """Run one simulation (GIL released): SimConfig JSON in, RunResults JSON out.
+    Raises ValueError("field = value: message") for a bad configuration."""
+
+def resolve(config_json: str) -> str:
+    """The configuration with every default filled in, as JSON."""
+
+def cwnd_opt(
+    f_pkts: int, wc: int, b: float = 1.0, shift: bool = True, policy: Literal["eq2", "one"] = "eq2", max_wnd: int = 0
+) -> int:
+    """TCP/SPAND optimal initial window (packets); max_wnd 0 = no cap."""
+
+def cwnd_opt_detail(
+    f_pkts: int, wc: int, b: float = 1.0, policy: Literal["eq2", "one"] = "eq2", max_wnd: int = 0
+) -> CwndOptDetail:
+    """Every intermediate quantity of cwnd_opt."""
+
+def f_e(wc: int, b: float = 1.0) -> float:
+    """Eq. (1): packets sent in one congestion-avoidance epoch."""
+
+def ca_schedule(f: int, start: int, wc: int, b: float = 1.0) -> list[float]:
+    """Packets per RTT for a transfer starting in congestion avoidance at `start`."""
+
+def slow_start_schedule(f: int, iw: int, wc: int, b: float = 1.0) -> list[float]:
+    """Packets per RTT for a transfer starting in slow start at `iw`."""
+
+def version() -> str:
+    """Version of the compiled core."""

@@ -1,0 +1,558 @@
+"""The ``shortflow`` command line (typer + rich).
+
+User mistakes (scenario errors, bad units, configurations the core rejects) print one
+clear message and exit with status 2; an interrupted sweep exits 130 and resumes when
+run again. Set ``SHORTFLOW_DEBUG=1`` to see Python tracebacks.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable, Optional, TypeVar
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from .errors import ScenarioError, SimulationError
+from .units import UnitError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+app = typer.Typer(
+    name="shortflow",
+    help="Packet-level simulation of TCP start-up and short-transfer latency.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+
+def _console(stderr: bool = False) -> Console:
+    c = Console(stderr=stderr, soft_wrap=True)
+    if not c.is_terminal and "COLUMNS" not in os.environ:
+        c = Console(stderr=stderr, soft_wrap=True, width=160)
+    return c
+
+
+out_console = _console()
+err_console = _console(stderr=True)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+def _fail(message: str, code: int = EXIT_USAGE) -> "typer.Exit":
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    return typer.Exit(code)
+
+
+def friendly(fn: F) -> F:
+    """Turn expected errors into one message and an exit status, never a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from .sweeper import SweepInterrupted
+
+        try:
+            return fn(*args, **kwargs)
+        except (typer.Exit, typer.Abort):
+            raise
+        except SweepInterrupted as e:
+            err_console.print(f"[yellow]{escape(str(e))}[/]", highlight=False)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except KeyboardInterrupt:
+            err_console.print("[yellow]interrupted[/]")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except (ScenarioError, UnitError, SimulationError) as e:
+            if os.environ.get("SHORTFLOW_DEBUG"):
+                raise
+            raise _fail(str(e)) from None
+        except ImportError as e:
+            if os.environ.get("SHORTFLOW_DEBUG"):
+                raise
+            raise _fail(str(e), 1) from None
+        except FileNotFoundError as e:
+            if os.environ.get("SHORTFLOW_DEBUG"):
+                raise
+            raise _fail(str(e)) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def parse_sets(items: Optional[list[str]]) -> dict[str, Any]:
+    """``--set path=value`` items: the value is read as a TOML value when it is one
+    (``4``, ``true``, ``"x"``, ``{kind = "spand"}``, ``[1, 2]``), else as a string
+    (``2Mb``, ``spand``)."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise ScenarioError(None, f"--set {item!r}: expected PATH=VALUE, e.g. --set flows.conn.count=4")
+        path, _, text = item.partition("=")
+        path, text = path.strip(), text.strip()
+        if not path:
+            raise ScenarioError(None, f"--set {item!r}: empty path")
+        try:
+            value = tomllib.loads(f"v = {text}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = text
+        out[path] = value
+    return out
+
+
+def _load(file: Path) -> "Any":
+    from .scenario import load
+
+    return load(file)
+
+
+# --- run ---------------------------------------------------------------------------
+
+
+def _summary_table(df: Any, by: list[str], title: str) -> Table:
+    from .stats import summarize
+
+    t = Table(title=title + " (s)", title_justify="left",
+              caption="n: transfers, done: finished, ±ci95: 95% CI across seeds, rtx/rto: retransmits/timeouts",
+              caption_justify="left")
+    for c in by:
+        t.add_column(c, no_wrap=True)
+    for c in ("n", "done", "mean", "±ci95", "median", "p95", "rtx", "rto"):
+        t.add_column(c, justify="right", no_wrap=True)
+    s = summarize(df, by)
+    for r in s.iter_rows(named=True):
+        fin = r["transfers"] - r["unfinished"]
+        t.add_row(*[str(r[c]) for c in by], str(r["transfers"]), str(fin), _num(r["mean"]), _num(r["ci95"]),
+                  _num(r["median"]), _num(r["p95"]), str(r["retransmits"]), str(r["timeouts"]))
+    return t
+
+
+def _num(v: Any) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    if isinstance(v, float) and abs(v) < 1e-9:
+        return "0"
+    return f"{v:.4g}"
+
+
+@app.command()
+@friendly
+def run(
+    file: Path = typer.Argument(..., help="Scenario TOML file."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed (default: the scenario's first seed)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write results.parquet, flows/links tables and config.json here."),
+    set_: Optional[list[str]] = typer.Option(None, "--set", "-s", help="PATH=VALUE override, e.g. flows.conn.count=4 or scheme=spand (repeatable)."),
+) -> None:
+    """Run one point of a scenario (its base, or the point given with --set) for one seed."""
+    import time
+
+    from .scenario import annotate_transfers
+
+    sc = _load(file)
+    point = parse_sets(set_)
+    s = seed if seed is not None else sc.seeds[0]
+    cfg = sc.to_sim_config(point, s)
+    from .api import run_config
+
+    t0 = time.perf_counter()
+    res = run_config(cfg)
+    wall = time.perf_counter() - t0
+    df = annotate_transfers(res.transfers, sc.name, point, s, sc.axis_dtypes(point))
+    label = ", ".join(f"{k}={v}" for k, v in point.items())
+    out_console.print(f"[bold]{sc.name}[/] seed {s}{' (' + label + ')' if label else ''}: "
+                      f"{df.height} transfers, simulated {res.stats.get('sim_end_s', float('nan')):.6g}s "
+                      f"in {wall:.3g}s wall ({res.stats.get('events', 0)} events)", highlight=False)
+    if df.height:
+        out_console.print(_summary_table(df, ["group"], "completion time"))
+    drops = res.links.filter(res.links["drops"] > 0)
+    if drops.height:
+        t = Table(title="links with drops", title_justify="left")
+        for c in ("link", "arrivals", "drops"):
+            t.add_column(c, justify="left" if c == "link" else "right")
+        for r in drops.iter_rows(named=True):
+            t.add_row(r["link"], str(r["arrivals"]), str(r["drops"]))
+        out_console.print(t)
+    if out is not None:
+        _write_run(out, sc, point, s, df, res)
+        out_console.print(f"wrote {out}/results.parquet, flows.parquet, links.parquet, config.json")
+
+
+def _write_run(out: Path, sc: Any, point: dict[str, Any], seed: int, df: Any, res: Any) -> None:
+    from .scenario import point_label
+
+    out.mkdir(parents=True, exist_ok=True)
+    df.write_parquet(out / "results.parquet")
+    res.flows.write_parquet(out / "flows.parquet")
+    res.links.write_parquet(out / "links.parquet")
+    (out / "config.json").write_text(json.dumps(res.config, indent=2) + "\n")
+    if sc.text is not None:
+        (out / "scenario.toml").write_text(sc.text)
+    meta = {"scenario": sc.name, "description": sc.description, "source": sc.source,
+            "axes": {k: [point_label(v)] for k, v in point.items()}, "seeds": [seed], "tasks": 1}
+    (out / "sweep.json").write_text(json.dumps(meta, indent=2) + "\n")
+
+
+# --- sweep -------------------------------------------------------------------------
+
+
+@app.command()
+@friendly
+def sweep(
+    file: Path = typer.Argument(..., help="Scenario TOML file with a [sweep] table (or none: seeds only)."),
+    jobs: int = typer.Option(2, "--jobs", "-j", min=1, help="Parallel simulations."),
+    backend: str = typer.Option("local", "--backend", help="local (process pool) or ray."),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster address (default: start a local cluster)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/<scenario name>)."),
+    set_: Optional[list[str]] = typer.Option(None, "--set", "-s", help="PATH=VALUE override applied to the base scenario (repeatable)."),
+    fresh: bool = typer.Option(False, "--fresh", help="Recompute every task, ignoring the cache."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+) -> None:
+    """Run every sweep point x seed; finished tasks are cached, so an interrupted sweep resumes."""
+    from .stats import point_columns
+    from .sweeper import run_sweep
+
+    if backend not in ("local", "ray"):
+        raise _fail(f"--backend {backend!r}: use 'local' or 'ray'")
+    sc = _load(file)
+    sets = parse_sets(set_)
+    if sets:
+        sc = sc.with_overrides(sets)
+    r = run_sweep(sc, jobs=jobs, backend=backend, out=out, ray_address=ray_address, progress=progress, fresh=fresh)
+    out_console.print(
+        f"[bold]{sc.name}[/]: {r.tasks} tasks ({r.unique} distinct configurations): "
+        f"{r.computed} computed, {r.cached} from cache, {r.wall_s:.3g}s; {r.results.height} transfers -> "
+        f"{r.out / 'results.parquet'}",
+        highlight=False,
+    )
+    if r.results.height:
+        by = ["group"] + point_columns(r.results, list(sc.axes))
+        out_console.print(_summary_table(r.results, by, "completion time (mean over seeds)"))
+
+
+# --- plot / report -----------------------------------------------------------------
+
+
+@app.command()
+@friendly
+def plot(
+    dir: Path = typer.Argument(..., help="Sweep output directory (with results.parquet)."),
+    x: Optional[str] = typer.Option(None, "--x", help="Axis for the x axis (default: the first numeric axis)."),
+    metric: str = typer.Option("completion_s", "--metric", help="Column to average."),
+) -> None:
+    """Mean completion time with 95% CI across seeds vs the swept axis -> DIR/plots/*.png."""
+    from .plot import make_plots
+
+    for p in make_plots(dir, metric=metric, x=x):
+        out_console.print(f"wrote {p}", highlight=False)
+
+
+@app.command()
+@friendly
+def report(
+    dir: Path = typer.Argument(..., help="Sweep output directory (with results.parquet)."),
+    embed: bool = typer.Option(True, "--embed/--link", help="Embed the PNGs (base64) or link to plots/."),
+) -> None:
+    """A static report.html: plots, summary tables and the scenario text."""
+    from .report import make_report
+
+    p = make_report(dir, embed=embed)
+    out_console.print(f"wrote {p}", highlight=False)
+
+
+# --- trace -------------------------------------------------------------------------
+
+
+@app.command()
+@friendly
+def trace(
+    file: Path = typer.Argument(..., help="Scenario TOML file."),
+    pcap: Optional[Path] = typer.Option(None, "--pcap", help="Write a pcap of one link (both directions)."),
+    events: Optional[Path] = typer.Option(None, "--events", help="Write every packet event (+ - d r) as Parquet."),
+    link: Optional[str] = typer.Option(None, "--link", help="Link 'a->b' for the pcap (default: the first link, e.g. the bottleneck)."),
+    event: str = typer.Option("-", "--event", help="Which event is captured in the pcap: '-' (transmission start) or 'r' (arrival)."),
+    full: bool = typer.Option(False, "--full", help="Capture whole (zero-filled) payloads, not only headers."),
+    seed: Optional[int] = typer.Option(None, "--seed"),
+    set_: Optional[list[str]] = typer.Option(None, "--set", "-s", help="PATH=VALUE override (repeatable)."),
+) -> None:
+    """Run with packet tracing and export a pcap (Wireshark, tcptrace) and/or the events."""
+    from .api import run_config
+    from .pcap import write_pcap
+
+    if pcap is None and events is None:
+        raise _fail("nothing to write: give --pcap FILE and/or --events FILE")
+    if event not in ("-", "r", "+", "d"):
+        raise _fail(f"--event {event!r}: one of '-', 'r', '+', 'd'")
+    sc = _load(file)
+    point = parse_sets(set_)
+    s = seed if seed is not None else sc.seeds[0]
+    cfg = sc.to_sim_config(point, s)
+    names = []
+    for ln in cfg["links"]:
+        names.append(f"{ln['src']}->{ln['dst']}")
+        if ln.get("duplex", True):
+            names.append(f"{ln['dst']}->{ln['src']}")
+    chosen = link or names[0]
+    if chosen not in names:
+        from .errors import suggest
+
+        hint = suggest(chosen, names)
+        raise _fail(f"--link {chosen!r}: no such link{f' (did you mean {hint!r}?)' if hint else ''}; links: {', '.join(names[:12])}{' ...' if len(names) > 12 else ''}")
+    a, b = chosen.split("->", 1)
+    tr = dict(cfg.get("trace") or {})
+    tr["packets"] = True
+    if events is None:
+        tr["links"] = [chosen, f"{b}->{a}"]
+    cfg["trace"] = tr
+    res = run_config(cfg)
+    if events is not None:
+        ev = res.packet_events()
+        ev.write_parquet(events)
+        out_console.print(f"wrote {events}: {ev.height} packet events", highlight=False)
+    if pcap is not None:
+        link_names = res.links["link"].to_list()
+        idx = [i for i, n in enumerate(link_names) if n in (chosen, f"{b}->{a}")]
+        n = write_pcap(pcap, res.packets, res.config, idx, event=event, snaplen=65535 if full else None)
+        out_console.print(f"wrote {pcap}: {n} packets on {chosen} and {b}->{a}", highlight=False)
+
+
+# --- iw ----------------------------------------------------------------------------
+
+
+@app.command()
+@friendly
+def iw(
+    size: str = typer.Option(..., "--size", help="Transfer size F: packets (30) or bytes with a unit (30KB)."),
+    wc: int = typer.Option(20, "--wc", min=1, help="W_c: packets the path holds (window estimate)."),
+    delack: float = typer.Option(1.0, "--delack", help="b: packets covered by one ack (1, or 2 with delayed acks)."),
+    no_shift: bool = typer.Option(False, "--no-shift", help="Report the window without the Eq. (4) shift."),
+    mss: str = typer.Option("1KB", "--mss", help="Segment payload size, to convert a size in bytes to packets."),
+    iw_ss: int = typer.Option(2, "--iw", min=1, help="Initial window of the slow-start comparison (ns-2 windowInit_)."),
+    policy: str = typer.Option("eq2", "--policy", help="Infeasible policy: eq2 (default) or one."),
+    max_window: int = typer.Option(0, "--max-window", min=0, help="Cap on the window (0: none)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """TCP/SPAND's optimal initial window for a transfer, and the RTTs it saves over slow start."""
+    from .native import core
+    from .units import parse_size
+
+    c = core()
+    f = _packets(size, mss, parse_size)
+    if policy not in ("eq2", "one"):
+        raise _fail(f"--policy {policy!r}: use eq2 or one")
+    d = c.cwnd_opt_detail(f, wc, delack, policy, max_window)
+    chosen = d["cwnd_no_shift"] if no_shift else d["cwnd"]
+    ca = c.ca_schedule(f, chosen, wc, delack)
+    ss = c.slow_start_schedule(f, iw_ss, wc, delack)
+    result = {
+        "F": f,
+        "wc": wc,
+        "b": delack,
+        "shift": not no_shift,
+        "policy": policy,
+        "cwnd_opt": d["cwnd"],
+        "cwnd_opt_no_shift": d["cwnd_no_shift"],
+        "window": chosen,
+        "F_E": d["f_e"],
+        "m0": d["m0"],
+        "delta": d["delta"],
+        "r": d["r"],
+        "feasible": d["feasible"],
+        "slow_start_iw": iw_ss,
+        "rtts_slow_start": len(ss),
+        "rtts_spand": len(ca),
+        "rtts_saved": len(ss) - len(ca),
+        "schedule_slow_start": ss,
+        "schedule_spand": ca,
+    }
+    if as_json:
+        typer.echo(json.dumps(result))
+        return
+    out_console.print(
+        f"F = {f} packets, W_c = {wc}, b = {delack:g}: cwnd_opt = [bold]{d['cwnd']}[/] "
+        f"(without shift {d['cwnd_no_shift']}; F_E = {d['f_e']:g}, r = {d['r']:g}, m0 = {d['m0']}, "
+        f"Δ = {d['delta']}{'' if d['feasible'] else ', Eq. (3) infeasible: fallback'})",
+        highlight=False,
+    )
+    out_console.print(
+        f"RTTs: slow start from {iw_ss}: {len(ss)}, TCP/SPAND from {chosen}: {len(ca)} -> saves [bold]{len(ss) - len(ca)}[/]",
+        highlight=False,
+    )
+    t = Table(title="packets per RTT", title_justify="left")
+    t.add_column("RTT", justify="right")
+    t.add_column("slow start", justify="right")
+    t.add_column("TCP/SPAND", justify="right")
+    for i in range(max(len(ss), len(ca))):
+        t.add_row(str(i + 1), f"{ss[i]:g}" if i < len(ss) else "", f"{ca[i]:g}" if i < len(ca) else "")
+    out_console.print(t)
+
+
+def _packets(size: str, mss: str, parse_size: Callable[..., int]) -> int:
+    s = size.strip()
+    for suffix in ("pkts", "pkt", "packets", "p"):
+        if s.endswith(suffix) and s[: -len(suffix)].strip().isdigit():
+            s = s[: -len(suffix)].strip()
+            break
+    if s.isdigit():
+        f = int(s)
+    else:
+        nbytes = parse_size(s, "--size")
+        seg = parse_size(mss, "--mss")
+        f = -(-nbytes // seg)
+    if f < 1:
+        raise ScenarioError(None, f"--size {size!r}: the transfer must be at least one packet")
+    return f
+
+
+# --- bench -------------------------------------------------------------------------
+
+
+@app.command()
+@friendly
+def bench(
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    workload: Optional[list[str]] = typer.Option(None, "--workload", "-w", help="Workloads to run (a, b, c; default all)."),
+    repeat: int = typer.Option(1, "--repeat", min=1, help="Core runs per workload (best wall time counts)."),
+    no_ns2: bool = typer.Option(False, "--no-ns2", help="Do not run ns-2 even if it is on the PATH."),
+    root: Optional[Path] = typer.Option(None, "--root", help="Repository root (default: found from the working directory)."),
+) -> None:
+    """Delivered data packets per second on the benchmark workloads (and vs ns-2 if `ns` is on the PATH)."""
+    from .bench import WORKLOADS, run_benchmarks
+
+    ws = workload or list(WORKLOADS)
+    bad = [w for w in ws if w not in WORKLOADS]
+    if bad:
+        raise _fail(f"--workload {bad[0]!r}: one of {', '.join(WORKLOADS)}")
+    r = run_benchmarks(ws, root=root, ns2=not no_ns2, repeat=repeat)
+    if as_json:
+        typer.echo(json.dumps(r))
+        return
+    t = Table(title=f"shortflow {r['version']} (core {r['core_version']}); ns-2: {r['ns2'] or 'not on PATH'}", title_justify="left")
+    for c in ("workload", "delivered pkts", "wall (s)", "pkts/s", "ns-2 pkts/s", "speed-up"):
+        t.add_column(c, justify="right")
+    for w, e in r["workloads"].items():
+        if e.get("error"):
+            t.add_row(w, e["error"], "", "", "", "")
+            continue
+        t.add_row(w, str(e.get("delivered_pkts")), _num(e.get("wall_s")), _num(e.get("pkts_per_s")),
+                  _num(e.get("ns2_pkts_per_s")) if e.get("ns2_pkts_per_s") else (e.get("ns2_error") or "–"),
+                  f"{e['ratio']:.3g}x" if e.get("ratio") else "–")
+    out_console.print(t)
+
+
+# --- check / config / version ------------------------------------------------------
+
+
+@app.command()
+@friendly
+def check(
+    file: Path = typer.Argument(..., help="Scenario TOML file."),
+    set_: Optional[list[str]] = typer.Option(None, "--set", "-s", help="PATH=VALUE override (repeatable)."),
+) -> None:
+    """Validate a scenario (every scheme and sweep point) without running it."""
+    sc = _load(file)
+    sets = parse_sets(set_)
+    if sets:
+        sc = sc.with_overrides(sets)
+    pts = sc.points()
+    for p in pts:
+        sc.to_sim_config(p, sc.seeds[0])
+    cfg = sc.to_sim_config(pts[0], sc.seeds[0])
+    out_console.print(
+        f"[green]ok[/] {sc.name}: {len(pts)} point(s) x {len(sc.seeds)} seed(s) = {len(pts) * len(sc.seeds)} task(s); "
+        f"{len(cfg['nodes'])} nodes, {len(cfg['links'])} links, {len(cfg['flows'])} flows, {len(cfg['apps'])} apps",
+        highlight=False,
+    )
+
+
+@app.command()
+@friendly
+def config(
+    file: Path = typer.Argument(..., help="Scenario TOML file."),
+    seed: Optional[int] = typer.Option(None, "--seed"),
+    set_: Optional[list[str]] = typer.Option(None, "--set", "-s", help="PATH=VALUE (a sweep point: scheme=..., axis=value)."),
+    resolved: bool = typer.Option(True, "--resolved/--raw", help="Fill every core default (needs the compiled core)."),
+) -> None:
+    """Print the core configuration (SimConfig JSON) of one point and seed."""
+    sc = _load(file)
+    point = parse_sets(set_)
+    s = seed if seed is not None else sc.seeds[0]
+    cfg = sc.to_sim_config(point, s)
+    if resolved:
+        from .native import resolve
+
+        cfg = resolve(cfg)
+    typer.echo(json.dumps(cfg, indent=2))
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        try:
+            from .native import core
+
+            cv = core().version()
+        except ImportError:
+            cv = "not built"
+        typer.echo(f"shortflow {__version__} (core {cv})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(False, "--version", callback=_version_callback, is_eager=True, help="Show versions and exit."),
+) -> None:
+    """Packet-level simulation of TCP start-up and short-transfer latency."""
+
+
+def mount_logs(target: typer.Typer) -> bool:
+    """Mount the access-log analyzer (``shortflow.logs.cli:app``) as ``logs``; when it
+    cannot be imported, mount a stub that explains why. Returns True when mounted."""
+    try:
+        from .logs.cli import app as logs_app  # type: ignore[import-not-found]
+    except Exception as e:  # the analyzer is optional: keep the rest of the CLI working
+        reason = f"{type(e).__name__}: {e}"
+
+        @target.command("logs", context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+                        help="Access-log analyzer (not available in this installation).")
+        def logs_missing(ctx: typer.Context) -> None:
+            raise _fail(f"the access-log analyzer (shortflow.logs) is not available: {reason}", 1)
+
+        return False
+    own_help = getattr(getattr(logs_app, "info", None), "help", None)
+    target.add_typer(logs_app, name="logs",
+                     help=None if isinstance(own_help, str) and own_help else "Analyze web access logs for scenarios.")
+    return True
+
+
+mount_logs(app)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:  # pragma: no cover
+        err_console.print("[yellow]interrupted[/]")
+        sys.exit(EXIT_INTERRUPTED)
+    except Exception as e:  # pragma: no cover - last resort: never a bare traceback
+        if os.environ.get("SHORTFLOW_DEBUG"):
+            raise
+        err_console.print(f"[bold red]internal error:[/] {type(e).__name__}: {e}\n"
+                          "(set SHORTFLOW_DEBUG=1 for the traceback; please report it)", highlight=False)
+        sys.exit(1)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,406 @@
+"""Expansion of a validated scenario into the core's ``SimConfig`` JSON (``config.rs``).
+
+Naming (stable, readable, used in traces and results):
+
+* routers of the built-in topologies: ``r1``, ``r2`` (dumbbell) or ``r1 .. rK`` (chain);
+* connection ``i`` (1-based) of flow group ``conn``: flow ``conn.i``, hosts ``conn.s<i>``
+  (source) and ``conn.d<i>`` (sink), each on its own access link;
+* cross-traffic group ``web`` placed per hop (``at``): hop ``h`` is group ``web.h<h>``
+  (flows ``web.h2.1``, hosts ``web.h2.s1`` ...).
+
+Only values the scenario sets are emitted; the core fills every other default, and
+``_core.resolve`` shows the result.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .errors import MISSING, Problem, ScenarioError, suggest
+from .schema import (
+    Chain,
+    CbrCross,
+    Dumbbell,
+    Explicit,
+    FlowGroup,
+    FtpApp,
+    LinkSpec,
+    OnOffCross,
+    RoundsApp,
+    ScenarioModel,
+    SpandStartup,
+    TelnetApp,
+)
+
+__all__ = ["build_sim_config", "DEFAULT_GATEWAY"]
+
+#: Name of the gateway created when SPAND start-up names none and none is declared.
+DEFAULT_GATEWAY = "gw"
+
+
+def _queue(q: Any) -> dict[str, Any]:
+    d = q.model_dump(exclude_none=True)
+    kind = d.pop("kind")
+    kind = {"droptail": "drop_tail", "droppriority": "drop_priority"}.get(kind, kind)
+    out: dict[str, Any] = {"kind": kind}
+    if "limit" in d:
+        out["limit_pkts"] = d.pop("limit")
+    if "targetdelay" in d:
+        out["targetdelay_s"] = d.pop("targetdelay")
+    out.update(d)
+    return out
+
+
+def _link(src: str, dst: str, spec: LinkSpec, duplex: bool = True) -> dict[str, Any]:
+    link: dict[str, Any] = {"src": src, "dst": dst, "rate_bps": spec.rate, "delay_s": spec.delay}
+    if not duplex:
+        link["duplex"] = False
+    if spec.queue is not None:
+        link["queue"] = _queue(spec.queue)
+    if spec.reverse_queue is not None:
+        link["reverse_queue"] = _queue(spec.reverse_queue)
+    return link
+
+
+@dataclass
+class _Builder:
+    m: ScenarioModel
+    seed: int
+    nodes: list[str] = field(default_factory=list)
+    links: list[dict[str, Any]] = field(default_factory=list)
+    flows: list[dict[str, Any]] = field(default_factory=list)
+    apps: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    routers: list[str] = field(default_factory=list)
+    builtin: bool = True
+    gateways_used: set[str] = field(default_factory=set)
+    addresses: dict[str, str] = field(default_factory=dict)
+
+    def fail(self, path: str, message: str, value: Any = MISSING, candidates: Optional[list[str]] = None) -> None:
+        sugg = suggest(str(value), candidates) if candidates and isinstance(value, str) else None
+        self.problems.append(Problem(path, message, value, sugg))
+
+    # -- topology --------------------------------------------------------------
+
+    def topology(self) -> None:
+        t = self.m.topology
+        if isinstance(t, Dumbbell):
+            self.routers = ["r1", "r2"]
+            self.nodes += self.routers
+            self.links.append(_link("r1", "r2", t.bottleneck))
+        elif isinstance(t, Chain):
+            self.routers = [f"r{i}" for i in range(1, t.routers + 1)]
+            self.nodes += self.routers
+            for h in range(t.routers - 1):
+                spec = t.hops[h] if t.hops is not None else t.bottleneck
+                assert spec is not None
+                self.links.append(_link(self.routers[h], self.routers[h + 1], spec))
+        elif isinstance(t, Explicit):
+            self.builtin = False
+            seen: set[str] = set()
+            for i, n in enumerate(t.nodes):
+                if n in seen:
+                    self.fail(f"topology.nodes[{i}]", "node listed twice", n)
+                seen.add(n)
+            self.nodes += t.nodes
+            for i, ln in enumerate(t.links):
+                for end in ("src", "dst"):
+                    v = getattr(ln, end)
+                    if v not in seen:
+                        self.fail(f"topology.links[{i}].{end}", "unknown node; declare it in topology.nodes", v, t.nodes)
+                if ln.src == ln.dst:
+                    self.fail(f"topology.links[{i}]", "a link needs two different nodes", f"{ln.src}->{ln.dst}")
+                self.links.append(_link(ln.src, ln.dst, ln, ln.duplex))
+
+    def _access(self) -> tuple[LinkSpec, LinkSpec]:
+        t = self.m.topology
+        assert isinstance(t, (Dumbbell, Chain))
+        return t.access, t.dst_access or t.access
+
+    def _router(self, path: str, value: Optional[str], default: str) -> str:
+        if value is None:
+            return default
+        if value not in self.routers:
+            self.fail(path, f"not a router of this topology ({', '.join(self.routers)})", value, self.routers)
+            return default
+        return value
+
+    def _assign(self, where: str, network: Optional[str], hosts: list[str]) -> None:
+        if network is None:
+            return
+        net = ipaddress.IPv4Network(network)
+        usable = list(itertools.islice(net.hosts() if net.prefixlen < 31 else iter(net), len(hosts)))
+        if len(usable) < len(hosts):
+            self.fail(where, f"has room for {len(usable)} hosts, the group has {len(hosts)}", network)
+            return
+        for h, a in zip(hosts, usable):
+            self.addresses[h] = str(a)
+
+    def endpoints(self, where: str, name: str, count: int, src: Optional[str], dst: Optional[str],
+                  src_default: Optional[str] = None, dst_default: Optional[str] = None,
+                  src_network: Optional[str] = None, dst_network: Optional[str] = None) -> list[tuple[str, str]]:
+        """Create hosts (built-in topologies) and return (src, dst) node names per connection."""
+        if not self.builtin and (src_network or dst_network):
+            self.fail(f"{where}.{'dst_network' if dst_network else 'src_network'}",
+                      "only for built-in topologies (use [addresses] with an explicit topology)", dst_network or src_network)
+        if self.builtin:
+            s_r = self._router(f"{where}.src", src, src_default or self.routers[0])
+            d_r = self._router(f"{where}.dst", dst, dst_default or self.routers[-1])
+            if s_r == d_r:
+                self.fail(f"{where}.dst", f"source and destination attach to the same router {s_r!r}", d_r)
+            acc, dacc = self._access()
+            out = []
+            for i in range(1, count + 1):
+                s, d = f"{name}.s{i}", f"{name}.d{i}"
+                self.nodes += [s, d]
+                self.links.append(_link(s, s_r, acc))
+                self.links.append(_link(d_r, d, dacc))
+                out.append((s, d))
+            self._assign(f"{where}.src_network", src_network, [s for s, _ in out])
+            self._assign(f"{where}.dst_network", dst_network, [d for _, d in out])
+            return out
+        nodes = self.m.topology.nodes  # type: ignore[union-attr]
+        ok = True
+        for end, v in (("src", src), ("dst", dst)):
+            if v is None:
+                self.fail(f"{where}.{end}", "required with an explicit topology (a node name)")
+                ok = False
+            elif v not in nodes:
+                self.fail(f"{where}.{end}", "unknown node", v, nodes)
+                ok = False
+        if ok and src == dst:
+            self.fail(f"{where}.dst", "source and destination are the same node", dst)
+        if not ok:
+            return []
+        return [(src, dst)] * count  # type: ignore[list-item]
+
+    # -- TCP flows -------------------------------------------------------------
+
+    def tcp_flows(self) -> None:
+        m = self.m
+        gateways_declared = list(m.gateways)
+        for g in m.flows:
+            where = f"flows.{g.name}"
+            eps = self.endpoints(where, g.name, g.count, g.src, g.dst, src_network=g.src_network,
+                                 dst_network=g.dst_network)
+            tcp: dict[str, Any] = {}
+            if m.tcp:
+                tcp.update(m.tcp.to_core())
+            if g.tcp:
+                tcp.update(g.tcp.to_core())
+            if g.variant:
+                tcp["variant"] = g.variant
+            sink: dict[str, Any] = {}
+            if m.sink:
+                sink.update(m.sink.to_core())
+            if g.sink:
+                sink.update(g.sink.to_core())
+            startup = self.startup(where, g, gateways_declared)
+            names = []
+            for i, (s, d) in enumerate(eps, start=1):
+                fname = f"{g.name}.{i}"
+                names.append(fname)
+                f: dict[str, Any] = {"name": fname, "src": s, "dst": d}
+                if tcp:
+                    f["tcp"] = dict(tcp)
+                if sink:
+                    f["sink"] = dict(sink)
+                if startup is not None:
+                    f["startup"] = dict(startup)
+                self.flows.append(f)
+            if g.app is not None and names:
+                self.app(where, g, names)
+
+    def startup(self, where: str, g: FlowGroup, declared: list[str]) -> Optional[dict[str, Any]]:
+        st = g.startup
+        if st is None:
+            return None
+        if not isinstance(st, SpandStartup):
+            return {"kind": st.kind}
+        d = st.model_dump(exclude_none=True)
+        gw = st.gateway
+        if gw is None:
+            if len(declared) > 1:
+                self.fail(f"{where}.startup.gateway", f"several gateways are declared ({', '.join(declared)}): name one")
+                gw = declared[0]
+            else:
+                gw = declared[0] if declared else DEFAULT_GATEWAY
+        elif declared and gw not in declared:
+            self.fail(f"{where}.startup.gateway", "unknown gateway; declare it as [gateways.NAME]", gw, declared)
+        d["gateway"] = gw
+        self.gateways_used.add(gw)
+        return d
+
+    def app(self, where: str, g: FlowGroup, names: list[str]) -> None:
+        a = g.app
+        if isinstance(a, RoundsApp):
+            app: dict[str, Any] = {
+                "kind": "rounds",
+                "flows": names,
+                "rounds": a.rounds,
+                "size_bytes": a.size if a.size is not None else max(a.sizes or [0]),
+                "jitter_s": a.jitter,
+                "idle_s": a.idle,
+                "first_center_s": a.first_center,
+            }
+            if a.period is not None:
+                app["timing"] = {"kind": "fixed_period", "period_s": a.period}
+            if a.sizes is not None:
+                if len(a.sizes) != len(names):
+                    self.fail(f"{where}.app.sizes", f"has {len(a.sizes)} entries but the group has {len(names)} connections", a.sizes)
+                app["sizes_bytes"] = list(a.sizes)
+            self.apps.append(app)
+        elif isinstance(a, FtpApp):
+            for i, n in enumerate(names):
+                app = {"kind": "ftp", "flow": n, "start_s": _clean(a.start + i * a.stagger)}
+                if a.size is not None:
+                    app["bytes"] = a.size
+                self.apps.append(app)
+        elif isinstance(a, TelnetApp):
+            for n in names:
+                self.apps.append(
+                    {"kind": "telnet", "flow": n, "start_s": a.start, "start_jitter_s": a.start_jitter, "interval_s": a.interval}
+                )
+
+    # -- cross traffic ---------------------------------------------------------
+
+    def cross(self) -> None:
+        for c in self.m.cross:
+            where = f"cross.{c.name}"
+            placements: list[tuple[str, Optional[str], Optional[str], Optional[str], Optional[str]]] = []
+            if c.at is not None:
+                if not self.builtin:
+                    self.fail(f"{where}.at", "only for built-in topologies (use src/dst with an explicit topology)", c.at)
+                    continue
+                if c.src is not None or c.dst is not None:
+                    self.fail(f"{where}.at", "give either 'at' (per hop) or src/dst, not both", c.at)
+                    continue
+                nhops = len(self.routers) - 1
+                hops = list(range(1, nhops + 1)) if c.at == "each" else ([c.at] if isinstance(c.at, int) else list(c.at))
+                for h in hops:
+                    if not 1 <= h <= nhops:
+                        self.fail(f"{where}.at", f"hop {h} does not exist: hops are 1..{nhops} (hop 1 = r1->r2)", c.at)
+                        continue
+                    placements.append((f"{c.name}.h{h}", None, None, self.routers[h - 1], self.routers[h]))
+            else:
+                placements.append((c.name, c.src, c.dst, None, None))
+            for gname, src, dst, sd, dd in placements:
+                eps = self.endpoints(where, gname, c.count, src, dst, sd, dd)
+                for i, (s, d) in enumerate(eps, start=1):
+                    fname = f"{gname}.{i}"
+                    self.flows.append({"name": fname, "src": s, "dst": d, "transport": "udp"})
+                    self.apps.append(self.cross_app(c, fname))
+
+    @staticmethod
+    def cross_app(c: Any, flow: str) -> dict[str, Any]:
+        app: dict[str, Any]
+        if isinstance(c, OnOffCross):
+            app = {"kind": "on_off", "flow": flow, "dist": c.dist, "start_s": c.start, "start_jitter_s": c.start_jitter,
+                   "rate_bps": c.rate}
+            for src_name, dst_name in (("packet_size", "packet_size"), ("on", "on_s"), ("off", "off_s"), ("shape", "shape")):
+                v = getattr(c, src_name)
+                if v is not None:
+                    app[dst_name] = v
+        else:
+            assert isinstance(c, CbrCross)
+            app = {"kind": "cbr", "flow": flow, "start_s": c.start, "rate_bps": c.rate}
+            if c.packet_size is not None:
+                app["packet_size"] = c.packet_size
+        if c.stop is not None:
+            app["stop_s"] = c.stop
+        return app
+
+    # -- the rest --------------------------------------------------------------
+
+    def gateways(self) -> list[dict[str, Any]]:
+        out = []
+        for name, gw in self.m.gateways.items():
+            d: dict[str, Any] = {"name": name}
+            if gw.window is not None:
+                d["window_s"] = gw.window
+            if gw.min_samples is not None:
+                d["min_samples"] = gw.min_samples
+            if gw.prefix_len is not None:
+                d["prefix_len"] = gw.prefix_len
+            out.append(d)
+        for name in sorted(self.gateways_used - set(self.m.gateways)):
+            out.append({"name": name})
+        return out
+
+    def trace(self) -> Optional[dict[str, Any]]:
+        t = self.m.trace
+        if t is None:
+            return None
+        names = []
+        for ln in self.links:
+            names.append(f"{ln['src']}->{ln['dst']}")
+            if ln.get("duplex", True):
+                names.append(f"{ln['dst']}->{ln['src']}")
+        for i, ln in enumerate(t.links):
+            if ln not in names:
+                self.fail(f"trace.links[{i}]", "no such link (links are named 'src->dst')", ln, names)
+        return t.model_dump()
+
+    def final_addresses(self) -> dict[str, str]:
+        out = dict(self.addresses)
+        known = set(self.nodes)
+        for name, addr in self.m.addresses.items():
+            if name not in known:
+                self.fail(f"addresses.{name}", "unknown node", name, self.nodes)
+            out[name] = addr
+        seen: dict[str, str] = {}
+        for name, addr in out.items():
+            if addr in seen:
+                self.fail(f"addresses.{name}", f"address {addr} is also given to {seen[addr]!r}", addr)
+            seen[addr] = name
+        return dict(sorted(out.items()))
+
+    def duration(self) -> tuple[float, bool]:
+        m = self.m
+        finite = any(isinstance(g.app, RoundsApp) or (isinstance(g.app, FtpApp) and g.app.size is not None) for g in m.flows)
+        stop = m.stop_when_done if m.stop_when_done is not None else m.duration is None
+        if m.duration is None:
+            if not finite:
+                self.fail("duration", "required: no application is finite (rounds, or ftp with a size), so the run would never be done")
+            return m.max_duration, True
+        return m.duration, stop
+
+
+def _clean(x: float) -> float:
+    return float(f"{x:.15g}")
+
+
+def build_sim_config(m: ScenarioModel, seed: int, source: Optional[str] = None) -> dict[str, Any]:
+    """The ``SimConfig`` dict for a validated scenario and a seed. Raises
+    :class:`ScenarioError` listing every cross-reference problem (unknown node, router,
+    gateway, link; mismatched list lengths)."""
+    b = _Builder(m, seed)
+    b.topology()
+    b.tcp_flows()
+    b.cross()
+    duration_s, stop = b.duration()
+    gws = b.gateways()
+    trace = b.trace()
+    addresses = b.final_addresses()
+    if not b.flows and not b.problems:
+        b.fail("flows", "the scenario has no flows")
+    if b.problems:
+        raise ScenarioError(source, b.problems)
+    cfg: dict[str, Any] = {
+        "seed": int(seed),
+        "duration_s": duration_s,
+        "stop_when_done": stop,
+        "nodes": b.nodes,
+        "links": b.links,
+        "flows": b.flows,
+        "apps": b.apps,
+        "gateways": gws,
+    }
+    if trace is not None:
+        cfg["trace"] = trace
+    if addresses:
+        cfg["addresses"] = addresses
+    return cfg

@@ -1,0 +1,171 @@
+"""Plots of a sweep directory: mean completion time with 95% CI across seeds versus
+the swept numeric axis, one line per scheme / other axis values."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+import polars as pl
+
+from .errors import Problem, ScenarioError, suggest
+from .stats import point_columns, summarize
+from .sweeper import load_results
+from .units import parse_quantity
+
+__all__ = ["make_plots", "numeric_axis"]
+
+_UNIT_LABEL = {"time": "s", "rate": "bit/s", "size": "bytes"}
+
+
+def _numeric_values(values: Sequence[Any]) -> Optional[tuple[list[float], str]]:
+    """Values of an axis as numbers (numbers, or unit strings of one kind) + unit label."""
+    if not values:
+        return None
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return [float(v) for v in values], ""
+    parsed = [parse_quantity(v) for v in values]
+    if all(p is not None for p in parsed):
+        kinds = {p[1] for p in parsed}  # type: ignore[index]
+        if len(kinds) == 1:
+            return [p[0] for p in parsed], _UNIT_LABEL[kinds.pop()]  # type: ignore[index]
+    return None
+
+
+def numeric_axis(df: pl.DataFrame, axes: Sequence[str]) -> Optional[str]:
+    """The first axis with at least two distinct numeric (or unit-string) values."""
+    for a in axes:
+        vals = df[a].unique(maintain_order=True).to_list()
+        if len(vals) >= 2 and _numeric_values(vals) is not None:
+            return a
+    return None
+
+
+def _label(keys: Sequence[str], values: Sequence[Any]) -> str:
+    if not keys:
+        return "all"
+    if len(keys) == 1 and keys[0] == "scheme":
+        return str(values[0])
+    return ", ".join(f"{k}={v}" for k, v in zip(keys, values))
+
+
+def make_plots(out: str | Path, metric: str = "completion_s", x: Optional[str] = None) -> list[Path]:
+    """Draw the plots of a sweep directory into ``out/plots``; returns the PNG paths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = Path(out)
+    df, meta = load_results(out)
+    axes = point_columns(df, list(meta.get("axes", {})) or None)
+    plots = out / "plots"
+    plots.mkdir(exist_ok=True)
+    title = meta.get("scenario") or (df["scenario"][0] if df.height else out.name)
+    xa = x if x is not None else numeric_axis(df, axes)
+    if x is not None and x not in axes:
+        raise ScenarioError(str(out), [Problem("--x", f"not a swept axis (axes: {', '.join(axes) or 'none'})", x,
+                                               suggest(x, axes))])
+    line_axes = [a for a in axes if a != xa]
+    groups = df["group"].unique(maintain_order=True).to_list() if df.height else []
+    paths: list[Path] = []
+    for group in groups or [None]:
+        sub = df.filter(pl.col("group") == group) if group is not None else df
+        suffix = f"_{group}" if group is not None and len(groups) > 1 else ""
+        if xa is not None:
+            paths.append(_line_plot(plt, sub, xa, line_axes, metric, title, group, plots / f"{metric}_vs_{_safe(xa)}{suffix}.png"))
+        else:
+            paths.append(_bar_plot(plt, sub, line_axes, metric, title, group, plots / f"{metric}{suffix}.png"))
+            paths.append(_cdf_plot(plt, sub, line_axes, metric, title, group, plots / f"{metric}_cdf{suffix}.png"))
+    (plots / "plots.json").write_text(json.dumps({"x": xa, "lines": line_axes, "files": [p.name for p in paths]}, indent=1))
+    return paths
+
+
+def _safe(s: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in s)
+
+
+def _ylabel(metric: str) -> str:
+    return {"completion_s": "mean completion time (s)"}.get(metric, f"mean {metric}")
+
+
+def _line_plot(plt: Any, df: pl.DataFrame, xa: str, line_axes: list[str], metric: str, title: str,
+               group: Optional[str], path: Path) -> Path:
+    s = summarize(df, line_axes + [xa], metric)
+    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=110)
+    lines = s.select(line_axes).unique(maintain_order=True).rows() if line_axes else [()]
+    unit = ""
+    for combo in lines:
+        part = s
+        for k, v in zip(line_axes, combo):
+            part = part.filter(pl.col(k) == v) if v is not None else part.filter(pl.col(k).is_null())
+        nv = _numeric_values(part[xa].to_list())
+        if nv is None:
+            continue
+        xs, unit = nv
+        order = sorted(range(len(xs)), key=lambda i: xs[i])
+        ys = part["mean"].to_list()
+        ci = [c if c is not None else 0.0 for c in part["ci95"].to_list()]
+        ax.errorbar([xs[i] for i in order], [ys[i] for i in order], yerr=[ci[i] for i in order], marker="o",
+                    capsize=3, label=_label(line_axes, combo))
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in s[xa].to_list()):
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel(f"{xa}" + (f" ({unit})" if unit else ""))
+    ax.set_ylabel(_ylabel(metric))
+    ax.set_title(title + (f" — {group}" if group else ""))
+    ax.grid(True, alpha=0.3)
+    if line_axes:
+        ax.legend(fontsize="small")
+    ax.text(0.99, 0.01, "error bars: 95% CI across seeds", transform=ax.transAxes, ha="right", va="bottom",
+            fontsize="x-small", alpha=0.6)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def _bar_plot(plt: Any, df: pl.DataFrame, line_axes: list[str], metric: str, title: str, group: Optional[str],
+              path: Path) -> Path:
+    s = summarize(df, line_axes, metric)
+    labels = [_label(line_axes, r) for r in (s.select(line_axes).rows() if line_axes else [()])]
+    fig, ax = plt.subplots(figsize=(max(5, 1.2 * len(labels) + 2), 4.5), dpi=110)
+    ys = [v if v is not None else 0.0 for v in s["mean"].to_list()]
+    ci = [c if c is not None else 0.0 for c in s["ci95"].to_list()]
+    ax.bar(range(len(ys)), ys, yerr=ci, capsize=4, color="tab:blue", alpha=0.8)
+    ax.set_xticks(range(len(ys)), labels, rotation=20 if len(labels) > 3 else 0, ha="right" if len(labels) > 3 else "center")
+    ax.set_ylabel(_ylabel(metric))
+    ax.set_title(title + (f" — {group}" if group else ""))
+    ax.grid(True, axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def _cdf_plot(plt: Any, df: pl.DataFrame, line_axes: list[str], metric: str, title: str, group: Optional[str],
+              path: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=110)
+    combos = df.select(line_axes).unique(maintain_order=True).rows() if line_axes else [()]
+    for combo in combos:
+        part = df
+        for k, v in zip(line_axes, combo):
+            part = part.filter(pl.col(k) == v)
+        vals = sorted(part[metric].drop_nulls().to_list())
+        if not vals:
+            continue
+        n = len(vals)
+        ax.step(vals, [(i + 1) / n for i in range(n)], where="post", label=_label(line_axes, combo))
+    ax.set_xlabel(metric.replace("_s", " (s)"))
+    ax.set_ylabel("fraction of transfers")
+    ax.set_title(title + (f" — {group}" if group else "") + ": CDF")
+    ax.grid(True, alpha=0.3)
+    if line_axes:
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+

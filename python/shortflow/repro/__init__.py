@@ -1,0 +1,1 @@
+"""Reproductions of published results (``shortflow repro ...``); filled in by the lead."""

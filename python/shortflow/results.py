@@ -1,0 +1,183 @@
+"""Result tables of one run (``results.rs``) as polars frames."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import polars as pl
+
+__all__ = ["RunResults", "SCHEMAS", "frame", "transfers_frame", "KIND_NAMES"]
+
+#: Column dtypes of every table of ``RunResults`` (kept even when a table is empty).
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "transfers": {
+        "flow": pl.String,
+        "round": pl.UInt32,
+        "bytes": pl.UInt64,
+        "start_s": pl.Float64,
+        "end_s": pl.Float64,
+        "completion_s": pl.Float64,
+        "retransmits": pl.UInt64,
+        "timeouts": pl.UInt64,
+        "initial_cwnd": pl.Float64,
+    },
+    "flows": {
+        "flow": pl.String,
+        "transport": pl.String,
+        "data_pkts_sent": pl.UInt64,
+        "bytes_acked": pl.UInt64,
+        "retransmits": pl.UInt64,
+        "timeouts": pl.UInt64,
+        "fast_retransmits": pl.UInt64,
+        "final_cwnd": pl.Float64,
+        "final_ssthresh": pl.Float64,
+        "pkts_received": pl.UInt64,
+    },
+    "links": {
+        "link": pl.String,
+        "arrivals": pl.UInt64,
+        "departures": pl.UInt64,
+        "drops": pl.UInt64,
+        "bytes_departed": pl.UInt64,
+    },
+    "acks": {"flow": pl.UInt32, "time_ns": pl.UInt64, "ackno": pl.Int64},
+    "packets": {
+        "time_ns": pl.UInt64,
+        "event": pl.UInt8,
+        "link": pl.UInt32,
+        "flow": pl.UInt32,
+        "kind": pl.UInt8,
+        "seqno": pl.Int64,
+        "size": pl.UInt32,
+        "uid": pl.UInt64,
+        "low_prio": pl.Boolean,
+    },
+    "cwnd": {"flow": pl.UInt32, "time_ns": pl.UInt64, "cwnd": pl.Float64, "ssthresh": pl.Float64, "srtt_s": pl.Float64},
+    "startup": {
+        "flow": pl.String,
+        "time_s": pl.Float64,
+        "wc_estimate": pl.Float64,
+        "rtt_estimate_s": pl.Float64,
+        "n_samples": pl.UInt32,
+        "cwnd": pl.Float64,
+        "fallback_slow_start": pl.Boolean,
+    },
+}
+
+#: ``PacketTrace.event`` letters (ns-2 trace: enqueue, dequeue, drop, receive).
+_EVENTS = {ord(c): c for c in "+-dr"}
+
+#: ``PacketTrace.kind`` codes (``net/packet.rs``).
+KIND_NAMES = {0: "data", 1: "ack", 2: "udp"}
+
+
+def frame(table: str, columns: Mapping[str, list[Any]] | None) -> pl.DataFrame:
+    """A frame for one results table, with the documented dtypes. Columns the core
+    emits beyond the schema are kept (inferred dtypes); missing ones are empty."""
+    schema = SCHEMAS[table]
+    columns = columns or {}
+    n = max((len(v) for v in columns.values()), default=0)
+    data: dict[str, pl.Series] = {}
+    for name, dtype in schema.items():
+        values = columns.get(name)
+        if values is None:
+            values = [None] * n
+        data[name] = pl.Series(name, values, dtype=dtype, strict=False)
+    for name, values in columns.items():
+        if name not in schema:
+            data[name] = pl.Series(name, values, strict=False)
+    return pl.DataFrame(data)
+
+
+def transfers_frame(columns: Mapping[str, list[Any]] | None) -> pl.DataFrame:
+    """The transfers table; ``end_s``/``completion_s`` are null for unfinished transfers
+    (the core's NaN travels as JSON null)."""
+    df = frame("transfers", columns)
+    return df.with_columns(pl.col("end_s").fill_nan(None), pl.col("completion_s").fill_nan(None))
+
+
+@dataclass
+class RunResults:
+    """Everything one run produced: every table as a polars frame.
+
+    ``transfers`` has one row per application transfer (``end_s``/``completion_s`` null
+    if it had not finished when the run stopped); ``flows`` per-connection counters;
+    ``links`` per simplex link; ``acks``/``packets``/``cwnd`` traces (empty unless
+    enabled in ``trace``); ``startup`` TCP/SPAND decisions; ``stats`` engine counters;
+    ``config`` the configuration that was run.
+    """
+
+    transfers: pl.DataFrame
+    flows: pl.DataFrame
+    links: pl.DataFrame
+    acks: pl.DataFrame
+    packets: pl.DataFrame
+    cwnd: pl.DataFrame
+    startup: pl.DataFrame
+    stats: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, text: str, config: dict[str, Any] | None = None) -> "RunResults":
+        raw = json.loads(text)
+        return cls.from_dict(raw, config)
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any], config: dict[str, Any] | None = None) -> "RunResults":
+        return cls(
+            transfers=transfers_frame(raw.get("transfers")),
+            flows=frame("flows", raw.get("flows")),
+            links=frame("links", raw.get("links")),
+            acks=frame("acks", raw.get("acks")),
+            packets=frame("packets", raw.get("packets")),
+            cwnd=frame("cwnd", raw.get("cwnd")),
+            startup=frame("startup", raw.get("startup")),
+            stats=dict(raw.get("stats") or {}),
+            config=dict(config or {}),
+        )
+
+    def tables(self) -> dict[str, pl.DataFrame]:
+        return {
+            "transfers": self.transfers,
+            "flows": self.flows,
+            "links": self.links,
+            "acks": self.acks,
+            "packets": self.packets,
+            "cwnd": self.cwnd,
+            "startup": self.startup,
+        }
+
+    def flow_names(self) -> list[str]:
+        """Flow names in configuration order (trace tables refer to flows by index)."""
+        return [f["name"] for f in self.config.get("flows", [])]
+
+    def packet_events(self) -> pl.DataFrame:
+        """``packets`` with names: ``time_s``, ``event`` (``+ - d r``), ``link`` and
+        ``flow`` names, ``kind`` (``data``/``ack``/``udp``)."""
+        p = self.packets
+        links = self.links["link"].to_list()
+        flows = self.flow_names()
+        link_map = pl.DataFrame({"link": pl.Series(range(len(links)), dtype=pl.UInt32), "link_name": links})
+        flow_map = pl.DataFrame({"flow": pl.Series(range(len(flows)), dtype=pl.UInt32), "flow_name": flows})
+        kinds = pl.DataFrame({"kind": pl.Series(list(KIND_NAMES), dtype=pl.UInt8), "kind_name": list(KIND_NAMES.values())})
+        out = (
+            p.join(link_map, on="link", how="left", maintain_order="left")
+            .join(flow_map, on="flow", how="left", maintain_order="left")
+            .join(kinds, on="kind", how="left", maintain_order="left")
+        )
+        return out.select(
+            (pl.col("time_ns").cast(pl.Float64) * 1e-9).alias("time_s"),
+            pl.col("time_ns"),
+            pl.col("event").replace_strict(_EVENTS, default=None, return_dtype=pl.String).alias("event"),
+            pl.col("link").alias("link_index"),
+            pl.col("link_name").alias("link"),
+            pl.col("flow").alias("flow_index"),
+            pl.col("flow_name").alias("flow"),
+            pl.col("kind_name").alias("kind"),
+            "seqno",
+            "size",
+            "uid",
+            "low_prio",
+        )

@@ -1,0 +1,597 @@
+"""The scenario-file schema: pydantic v2 models of what a researcher writes in TOML.
+
+The models only *validate and normalise* (unit strings become SI numbers, shorthands
+become tables); :mod:`shortflow.expand` turns a validated scenario into the core's
+``SimConfig`` JSON. Every model forbids unknown fields and names the nearest valid one.
+See ``docs/scenarios.md`` for the reference.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from . import errors
+from .units import UnitError, parse_rate, parse_size, parse_time
+
+# --- value types ------------------------------------------------------------------
+
+
+def _unit(fn, **kw):
+    def v(x: Any) -> Any:
+        try:
+            return fn(x, **kw)
+        except UnitError as e:
+            raise ValueError(e.message) from None
+
+    return v
+
+
+#: A duration (seconds) written with a unit: "50ms"; bare 0 allowed.
+Time = Annotated[float, BeforeValidator(_unit(parse_time))]
+#: A strictly positive duration.
+PosTime = Annotated[float, BeforeValidator(_unit(parse_time, allow_zero=False))]
+#: A rate (bits/s) written with a unit: "1.6Mb", "10Mbps".
+Rate = Annotated[float, BeforeValidator(_unit(parse_rate))]
+#: A size (bytes) written with a unit: "30KB".
+Size = Annotated[int, BeforeValidator(_unit(parse_size))]
+
+
+def _bytes(x: Any) -> Any:
+    """Header/packet sizes: a plain integer is bytes (as in ns-2), or a size string."""
+    if isinstance(x, bool):
+        raise ValueError("expected a number of bytes or a size such as '1000B'")
+    if isinstance(x, int):
+        if x <= 0:
+            raise ValueError("must be greater than zero")
+        return x
+    try:
+        return parse_size(x)
+    except UnitError as e:
+        raise ValueError(e.message) from None
+
+
+#: A byte count given as a plain integer (ns-2 style) or a size string.
+Bytes = Annotated[int, BeforeValidator(_bytes)]
+PosInt = Annotated[int, Field(ge=1)]
+NonNegInt = Annotated[int, Field(ge=0)]
+#: Names of flow groups, cross groups, gateways: they become node and flow names.
+Name = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$", max_length=64)]
+Variant = Literal["tahoe", "reno", "newreno"]
+
+
+def _network(x: Any) -> Any:
+    if not isinstance(x, str):
+        raise ValueError("expected an IPv4 network such as '10.2.0.0/24'")
+    try:
+        return str(ipaddress.IPv4Network(x, strict=True))
+    except ValueError as e:
+        raise ValueError(f"not an IPv4 network such as '10.2.0.0/24' ({e})") from None
+
+
+def _address(x: Any) -> Any:
+    if not isinstance(x, str):
+        raise ValueError("expected an IPv4 address such as '10.2.0.5'")
+    try:
+        return str(ipaddress.IPv4Address(x))
+    except ValueError:
+        raise ValueError("not an IPv4 address such as '10.2.0.5'") from None
+
+
+#: An IPv4 network in CIDR notation.
+Network = Annotated[str, BeforeValidator(_network)]
+#: A dotted IPv4 address.
+Address = Annotated[str, BeforeValidator(_address)]
+
+
+class Model(BaseModel):
+    """Base: unknown fields are errors that name the closest valid field."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+
+    #: Non-table shorthands a model accepts, converted by `_shorthand`.
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _check_fields(cls, data: Any) -> Any:
+        data = cls._shorthand(data)
+        if isinstance(data, dict):
+            valid = list(cls.model_fields)
+            for key in data:
+                if key not in cls.model_fields:
+                    raise PydanticCustomError(
+                        "unknown_field",
+                        "unknown field {field!r}",
+                        {"field": key, "value": data[key], "valid": valid},
+                    )
+        return data
+
+
+def _tagged(default: str | None = None, aliases: dict[str, str] | None = None):
+    """A discriminator reading ``kind`` (with a default and alias spellings); strings
+    are accepted as shorthand for ``{kind = "..."}``."""
+    aliases = aliases or {}
+
+    def tag(v: Any) -> str | None:
+        if isinstance(v, dict):
+            k = v.get("kind", default)
+        elif isinstance(v, str):
+            k = v
+        elif isinstance(v, BaseModel):
+            k = getattr(v, "kind", None)
+        elif isinstance(v, int) and not isinstance(v, bool) and default is not None:
+            k = default
+        else:
+            return None
+        if not isinstance(k, str):
+            return None
+        return aliases.get(k, k)
+
+    return Discriminator(tag)
+
+
+def _kind_shorthand(data: Any) -> Any:
+    if isinstance(data, str):
+        return {"kind": data}
+    return data
+
+
+# --- queues -----------------------------------------------------------------------
+
+
+class DropTailQueue(Model):
+    """ns-2 ``Queue/DropTail``. ``queue = 10`` is shorthand for ``{kind = "droptail", limit = 10}``."""
+
+    kind: Literal["droptail", "drop_tail"] = "droptail"
+    #: ``limit_`` in packets (ns-2 default 50).
+    limit: Optional[PosInt] = None
+
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        if isinstance(data, int) and not isinstance(data, bool):
+            return {"kind": "droptail", "limit": data}
+        return _kind_shorthand(data)
+
+
+class RedQueue(Model):
+    """ns-2 ``Queue/RED`` with ns-2.35 names; omitted knobs keep the ns-2.35 defaults."""
+
+    kind: Literal["red"]
+    limit: Optional[PosInt] = None
+    thresh: Optional[Annotated[float, Field(ge=0)]] = None
+    maxthresh: Optional[Annotated[float, Field(ge=0)]] = None
+    q_weight: Optional[float] = None
+    linterm: Optional[Annotated[float, Field(gt=0)]] = None
+    gentle: Optional[bool] = None
+    wait: Optional[bool] = None
+    bytes: Optional[bool] = None
+    queue_in_bytes: Optional[bool] = None
+    mean_pktsize: Optional[Bytes] = None
+    setbit: Optional[bool] = None
+    drop_tail: Optional[bool] = None
+    drop_front: Optional[bool] = None
+    drop_rand: Optional[bool] = None
+    use_mark_p: Optional[bool] = None
+    mark_p: Optional[Annotated[float, Field(ge=0, le=1)]] = None
+    #: ``targetdelay_`` (a time, e.g. "5ms").
+    targetdelay: Optional[PosTime] = None
+    idle_pktsize: Optional[Bytes] = None
+    cautious: Optional[Annotated[int, Field(ge=0, le=3)]] = None
+
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        return _kind_shorthand(data)
+
+
+class DropPriorityQueue(Model):
+    """Drop-tail FIFO dropping low-priority packets first (TCP Fast Start)."""
+
+    kind: Literal["drop_priority", "droppriority"]
+    limit: Optional[PosInt] = None
+
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        return _kind_shorthand(data)
+
+
+Queue = Annotated[
+    Union[
+        Annotated[DropTailQueue, Tag("droptail")],
+        Annotated[RedQueue, Tag("red")],
+        Annotated[DropPriorityQueue, Tag("drop_priority")],
+    ],
+    _tagged("droptail", {"drop_tail": "droptail", "droppriority": "drop_priority"}),
+]
+
+# --- topology ---------------------------------------------------------------------
+
+
+class LinkSpec(Model):
+    """A duplex link's parameters (both directions alike unless ``reverse_queue``)."""
+
+    rate: Rate
+    delay: Time
+    queue: Optional[Queue] = None
+    reverse_queue: Optional[Queue] = None
+
+
+class Dumbbell(Model):
+    """Two routers ``r1`` and ``r2`` joined by the bottleneck; every connection gets its
+    own pair of hosts (``<group>.s<i>`` on ``r1``, ``<group>.d<i>`` on ``r2``)."""
+
+    kind: Literal["dumbbell"]
+    bottleneck: LinkSpec
+    access: LinkSpec
+    #: Access links of the destination hosts, when they differ from ``access``.
+    dst_access: Optional[LinkSpec] = None
+
+
+class Chain(Model):
+    """``routers`` routers ``r1 .. rK`` in a line, K-1 bottleneck hops (parking lot)."""
+
+    kind: Literal["chain"]
+    routers: Annotated[int, Field(ge=2, le=1000)]
+    #: Parameters of every hop (unless ``hops`` lists them one by one).
+    bottleneck: Optional[LinkSpec] = None
+    #: Per-hop parameters, hop 1 = r1->r2; exactly ``routers - 1`` entries.
+    hops: Optional[list[LinkSpec]] = None
+    access: LinkSpec
+    dst_access: Optional[LinkSpec] = None
+
+    @model_validator(mode="after")
+    def _hops(self) -> "Chain":
+        if self.hops is None and self.bottleneck is None:
+            raise ValueError("give 'bottleneck' (same for every hop) or 'hops' (one table per hop)")
+        if self.hops is not None and len(self.hops) != self.routers - 1:
+            raise ValueError(f"'hops' has {len(self.hops)} entries but {self.routers} routers make {self.routers - 1} hops")
+        return self
+
+
+class ExplicitLink(LinkSpec):
+    src: str
+    dst: str
+    #: Create the reverse direction too (ns-2 ``duplex-link``).
+    duplex: bool = True
+
+
+class Explicit(Model):
+    """Hand-written nodes and links; flows name their ``src`` and ``dst`` nodes."""
+
+    kind: Literal["explicit"]
+    nodes: Annotated[list[str], Field(min_length=2)]
+    links: Annotated[list[ExplicitLink], Field(min_length=1)]
+
+
+Topology = Annotated[
+    Union[Annotated[Dumbbell, Tag("dumbbell")], Annotated[Chain, Tag("chain")], Annotated[Explicit, Tag("explicit")]],
+    _tagged(None, {"parking_lot": "chain", "parkinglot": "chain"}),
+]
+
+# --- TCP --------------------------------------------------------------------------
+
+#: Scenario name -> SimConfig name, where they differ (times carry `_s` in the core).
+TCP_RENAMES = {
+    "tcp_tick": "tcp_tick_s",
+    "minrto": "minrto_s",
+    "maxrto": "maxrto_s",
+    "rtxcur_init": "rtxcur_init_s",
+    "overhead": "overhead_s",
+    "boot_time": "boot_time_s",
+}
+
+
+class TcpOptions(Model):
+    """ns-2 ``Agent/TCP`` knobs (ns-2 names without the trailing underscore). Anything
+    omitted keeps the ns-2.35 default documented in ``config.rs``."""
+
+    variant: Optional[Variant] = None
+    window: Optional[PosInt] = None
+    window_init: Optional[PosInt] = None
+    maxcwnd: Optional[NonNegInt] = None
+    packet_size: Optional[Bytes] = None
+    header_size: Optional[NonNegInt] = None
+    ssthresh: Optional[NonNegInt] = None
+    tcp_tick: Optional[PosTime] = None
+    minrto: Optional[Time] = None
+    maxrto: Optional[PosTime] = None
+    rtxcur_init: Optional[PosTime] = None
+    srtt_init: Optional[int] = None
+    rttvar_init: Optional[int] = None
+    t_srtt_bits: Optional[NonNegInt] = None
+    t_rttvar_bits: Optional[NonNegInt] = None
+    rttvar_exp: Optional[NonNegInt] = None
+    maxburst: Optional[NonNegInt] = None
+    numdupacks: Optional[PosInt] = None
+    slow_start_restart: Optional[bool] = None
+    restart_bugfix: Optional[bool] = None
+    syn: Optional[bool] = None
+    delay_growth: Optional[bool] = None
+    singledup: Optional[NonNegInt] = None
+    window_option: Optional[NonNegInt] = None
+    increase_num: Optional[float] = None
+    decrease_num: Optional[Annotated[float, Field(gt=0, le=1)]] = None
+    overhead: Optional[Time] = None
+    #: ns-2 ``boot_time_`` (where between clock ticks the host booted); omitted: drawn
+    #: from the flow's own random stream.
+    boot_time: Optional[Time] = None
+
+    def to_core(self) -> dict[str, Any]:
+        return {TCP_RENAMES.get(k, k): v for k, v in self.model_dump(exclude_none=True).items()}
+
+
+class SinkOptions(Model):
+    """``Agent/TCPSink`` (or ``TCPSink/DelAck`` when ``delack = true``)."""
+
+    delack: Optional[bool] = None
+    delack_interval: Optional[PosTime] = None
+    ack_size: Optional[Bytes] = None
+    rfc2581_immediate_ack: Optional[bool] = None
+
+    def to_core(self) -> dict[str, Any]:
+        d = self.model_dump(exclude_none=True)
+        if "delack_interval" in d:
+            d["delack_interval_s"] = d.pop("delack_interval")
+        return d
+
+
+# --- start-up policies ------------------------------------------------------------
+
+
+class Ns2Startup(Model):
+    """Plain ns-2 behaviour (``windowInit_``, slow-start restart per the TCP knobs)."""
+
+    kind: Literal["ns2"]
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        return _kind_shorthand(data)
+
+
+class IdleRestartStartup(Model):
+    """Slow-start restart after an idle period >= RTO (the "ssr" schemes)."""
+
+    kind: Literal["idle_restart"]
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        return _kind_shorthand(data)
+
+
+class NoRestartStartup(Model):
+    """No restart: cwnd carries over idle periods (the "nssr" schemes)."""
+
+    kind: Literal["no_restart"]
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        return _kind_shorthand(data)
+
+
+class SpandStartup(Model):
+    """TCP/SPAND: ask the performance gateway, start in congestion avoidance at cwnd_opt."""
+
+    kind: Literal["spand"]
+    #: Gateway name (a ``[gateways.NAME]`` table; created with defaults when none is declared).
+    gateway: Optional[Name] = None
+    b: Optional[Annotated[float, Field(gt=0)]] = None
+    shift: Optional[bool] = None
+    pacing: Optional[bool] = None
+    bucket_depth: Optional[PosInt] = None
+    reuse_previous_cwnd: Optional[bool] = None
+    infeasible_policy: Optional[Literal["eq2", "one"]] = None
+    report: Optional[bool] = None
+    max_window: Optional[NonNegInt] = None
+
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        return _kind_shorthand(data)
+
+
+Startup = Annotated[
+    Union[
+        Annotated[Ns2Startup, Tag("ns2")],
+        Annotated[IdleRestartStartup, Tag("idle_restart")],
+        Annotated[NoRestartStartup, Tag("no_restart")],
+        Annotated[SpandStartup, Tag("spand")],
+    ],
+    _tagged(None, {"ssr": "idle_restart", "nssr": "no_restart"}),
+]
+
+# --- applications -----------------------------------------------------------------
+
+
+class RoundsApp(Model):
+    """Rounds of short transfers over long-lived connections (TCP/SPAND §6.2): in each
+    round every connection of the group sends one file, starting uniformly within
+    ``jitter`` around the round's centre."""
+
+    kind: Literal["rounds"]
+    #: File size per transfer (e.g. "30KB" = 30 000 bytes).
+    size: Optional[Size] = None
+    #: Per-connection sizes (mixed workloads): one entry per connection of the group.
+    sizes: Optional[list[Size]] = None
+    rounds: PosInt
+    jitter: Time
+    idle: Time
+    first_center: Time
+    #: Fixed round period (centre_k = first_center + k * period); omitted: the next round
+    #: starts `idle` after the last transfer of this one finished.
+    period: Optional[PosTime] = None
+
+    @model_validator(mode="after")
+    def _size(self) -> "RoundsApp":
+        if self.size is None and not self.sizes:
+            raise ValueError("give 'size' (every transfer) or 'sizes' (one per connection)")
+        return self
+
+
+class FtpApp(Model):
+    """Bulk transfer per connection; ``size`` omitted = infinite source."""
+
+    kind: Literal["ftp"]
+    start: Time = 0.0
+    #: Connection i (0-based) starts at ``start + i * stagger``.
+    stagger: Time = 0.0
+    size: Optional[Size] = None
+
+
+class TelnetApp(Model):
+    """ns-2 ``Application/Telnet`` per connection; ``interval = "0s"`` draws tcplib times."""
+
+    kind: Literal["telnet"]
+    interval: Time = 0.0
+    start: Time = 0.0
+    start_jitter: Time = 0.0
+
+
+App = Annotated[
+    Union[Annotated[RoundsApp, Tag("rounds")], Annotated[FtpApp, Tag("ftp")], Annotated[TelnetApp, Tag("telnet")]],
+    _tagged(None),
+]
+
+
+class FlowGroup(Model):
+    """``count`` identical TCP connections."""
+
+    name: Name
+    count: NonNegInt = 1
+    #: Shorthand for ``tcp.variant``.
+    variant: Optional[Variant] = None
+    #: Built-in topologies: router the sources attach to (default: the first);
+    #: explicit topology: the source node.
+    src: Optional[str] = None
+    #: Built-in topologies: router the sinks attach to (default: the last);
+    #: explicit topology: the destination node.
+    dst: Optional[str] = None
+    #: Built-in topologies: give the sinks consecutive addresses in this IPv4 network
+    #: ("10.2.0.0/24"); TCP/SPAND gateways group destinations by address prefix.
+    dst_network: Optional[Network] = None
+    #: Likewise for the sources.
+    src_network: Optional[Network] = None
+    tcp: Optional[TcpOptions] = None
+    sink: Optional[SinkOptions] = None
+    startup: Optional[Startup] = None
+    app: Optional[App] = None
+
+
+# --- cross traffic ----------------------------------------------------------------
+
+At = Union[Literal["each"], PosInt, list[PosInt]]
+
+
+class _CrossBase(Model):
+    name: Name
+    count: NonNegInt = 1
+    src: Optional[str] = None
+    dst: Optional[str] = None
+    #: Chain only: "each" = one group per bottleneck hop, or hop number(s) (1 = r1->r2).
+    at: Optional[At] = None
+    start: Time = 0.0
+    stop: Optional[Time] = None
+
+
+class OnOffCross(_CrossBase):
+    """UDP ON/OFF source (ns-2 ``Traffic/Pareto`` or ``Traffic/Exponential``)."""
+
+    kind: Literal["onoff", "on_off"]
+    dist: Literal["pareto", "exponential"]
+    #: Sending rate while ON.
+    rate: Rate
+    packet_size: Optional[Bytes] = None
+    #: Mean ON time (ns-2 ``burst_time_``).
+    on: Optional[PosTime] = None
+    #: Mean OFF time (ns-2 ``idle_time_``).
+    off: Optional[Time] = None
+    shape: Optional[Annotated[float, Field(gt=1)]] = None
+    start_jitter: Time = 0.0
+
+
+class CbrCross(_CrossBase):
+    """UDP constant bit rate (ns-2 ``Traffic/CBR``)."""
+
+    kind: Literal["cbr"]
+    rate: Rate
+    packet_size: Optional[Bytes] = None
+
+
+Cross = Annotated[
+    Union[Annotated[OnOffCross, Tag("onoff")], Annotated[CbrCross, Tag("cbr")]],
+    _tagged(None, {"on_off": "onoff", "pareto": "onoff"}),
+]
+
+
+class GatewayOptions(Model):
+    """A TCP/SPAND performance gateway."""
+
+    #: Sliding window of the averages (paper: 300 s).
+    window: Optional[PosTime] = None
+    min_samples: Optional[NonNegInt] = None
+    prefix_len: Optional[Annotated[int, Field(ge=0, le=32)]] = None
+
+
+class TraceOptions(Model):
+    acks: bool = False
+    packets: bool = False
+    cwnd: bool = False
+    #: Only trace these links ("a->b"); empty = all.
+    links: list[str] = Field(default_factory=list)
+
+
+class ScenarioModel(Model):
+    """A whole scenario file. ``schemes`` and ``sweep`` are kept raw here and applied by
+    :class:`shortflow.Scenario` (each sweep point is validated as a full scenario)."""
+
+    name: Annotated[str, Field(min_length=1)]
+    description: str = ""
+    #: Simulated time; omitted = stop when every finite application is done.
+    duration: Optional[PosTime] = None
+    #: Stop early once every finite app finished (default: true iff duration is omitted).
+    stop_when_done: Optional[bool] = None
+    #: Cap on simulated time when ``duration`` is omitted.
+    max_duration: PosTime = 100_000.0
+    seeds: Annotated[list[NonNegInt], Field(min_length=1)] = Field(default_factory=lambda: [1])
+    topology: Topology
+    tcp: Optional[TcpOptions] = None
+    sink: Optional[SinkOptions] = None
+    flows: list[FlowGroup] = Field(default_factory=list)
+    cross: list[Cross] = Field(default_factory=list)
+    gateways: dict[Name, GatewayOptions] = Field(default_factory=dict)
+    #: IPv4 address per node name (others get 10.x.y.z from their index).
+    addresses: dict[str, Address] = Field(default_factory=dict)
+    trace: Optional[TraceOptions] = None
+    schemes: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    sweep: dict[str, Annotated[list[Any], Field(min_length=1)]] = Field(default_factory=dict)
+
+    @field_validator("seeds")
+    @classmethod
+    def _unique_seeds(cls, v: list[int]) -> list[int]:
+        if len(set(v)) != len(v):
+            raise ValueError("seeds must be distinct")
+        return v
+
+    @model_validator(mode="after")
+    def _names(self) -> "ScenarioModel":
+        seen: dict[str, str] = {}
+        for where, group in [("flows", g) for g in self.flows] + [("cross", c) for c in self.cross]:
+            if group.name in seen:
+                raise ValueError(f"name {group.name!r} is used twice ({seen[group.name]} and {where}); names must be unique")
+            seen[group.name] = where
+        return self
+
+
+errors.register_tags(
+    ["droptail", "red", "drop_priority", "dumbbell", "chain", "explicit", "ns2", "idle_restart", "no_restart", "spand",
+     "rounds", "ftp", "telnet", "onoff", "cbr", "list[int]", "literal['each']", "int"]
+)

@@ -1,0 +1,156 @@
+"""Sweep planning, cache and resume logic with a stubbed task function (no core needed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import _stubs
+from shortflow import Scenario
+from shortflow.sweeper import SweepInterrupted, plan, run_sweep, task_key
+
+TOML = """
+name = "stubbed"
+seeds = [1, 2, 3]
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "1.6Mb", delay = "50ms", queue = 10 }
+access = { rate = "10Mb", delay = "1ms" }
+[[flows]]
+name = "conn"
+count = 2
+startup = "spand"
+app = { kind = "rounds", size = "30KB", rounds = 2, jitter = "1s", idle = "2s", first_center = "1s" }
+[schemes.ssr]
+flows.conn.startup = "idle_restart"
+[schemes.spand]
+[sweep]
+"flows.conn.count" = [1, 2, 3]
+scheme = ["ssr", "spand"]
+"""
+
+
+@pytest.fixture()
+def sc() -> Scenario:
+    return Scenario.from_toml(TOML, source="stubbed.toml")
+
+
+def sweep(sc: Scenario, out: Path, **kw):
+    kw.setdefault("task_fn", _stubs.task)
+    kw.setdefault("resolve_fn", _stubs.resolve)
+    kw.setdefault("version", "test")
+    kw.setdefault("jobs", 1)
+    return run_sweep(sc, out=out, **kw)
+
+
+def expected_rows(sc: Scenario) -> int:
+    return sum(p["flows.conn.count"] * 2 for p in sc.points()) * len(sc.seeds)
+
+
+def test_plan_keys(sc: Scenario) -> None:
+    tasks = plan(sc, _stubs.resolve, "v1")
+    assert len(tasks) == 6 * 3
+    assert len({t.key for t in tasks}) == len(tasks)
+    assert [(t.point, t.seed) for t in tasks[:3]] == [({"flows.conn.count": 1, "scheme": "ssr"}, s) for s in (1, 2, 3)]
+    other = plan(sc, _stubs.resolve, "v2")
+    assert not {t.key for t in tasks} & {t.key for t in other}, "the version is part of the key"
+    # planning is deterministic
+    assert [t.key for t in plan(sc, _stubs.resolve, "v1")] == [t.key for t in tasks]
+    assert task_key(tasks[0].config_json, "v1") == tasks[0].key
+
+
+def test_sweep_writes_cache_and_reruns_instantly(sc: Scenario, tmp_path: Path, monkeypatch) -> None:
+    counter = tmp_path / "calls.txt"
+    monkeypatch.setenv(_stubs.COUNTER_ENV, str(counter))
+    r1 = sweep(sc, tmp_path / "out")
+    assert r1.computed == 18 and r1.cached == 0
+    assert len(counter.read_text().splitlines()) == 18
+    cache = tmp_path / "out" / "cache"
+    assert len(list(cache.glob("*.parquet"))) == 18 and len(list(cache.glob("*.config.json"))) == 18
+    assert r1.results.height == expected_rows(sc)
+    r2 = sweep(sc, tmp_path / "out")
+    assert r2.computed == 0 and r2.cached == 18
+    assert len(counter.read_text().splitlines()) == 18, "a re-run computes nothing"
+    assert r2.results.equals(r1.results)
+    saved = pl.read_parquet(tmp_path / "out" / "results.parquet")
+    assert saved.equals(r1.results)
+    # index maps every (point, seed) to its configuration
+    index = json.loads((tmp_path / "out" / "index.json").read_text())
+    assert len(index) == 18
+    assert all((tmp_path / "out" / e["config"]).exists() for e in index)
+    assert set(saved["config_key"]) == {e["key"] for e in index}
+    meta = json.loads((tmp_path / "out" / "sweep.json").read_text())
+    assert meta["axes"] == {"flows.conn.count": [1, 2, 3], "scheme": ["ssr", "spand"]} and meta["tasks"] == 18
+
+
+def test_results_columns_and_no_duplicates(sc: Scenario, tmp_path: Path) -> None:
+    df = sweep(sc, tmp_path / "out").results
+    assert df.columns[:4] == ["scenario", "flows.conn.count", "scheme", "seed"]
+    assert df.schema["flows.conn.count"] == pl.Int64 and df.schema["scheme"] == pl.String
+    key = ["flows.conn.count", "scheme", "seed", "connection", "round"]
+    assert df.select(key).unique().height == df.height
+
+
+def test_resume_after_losing_entries(sc: Scenario, tmp_path: Path, monkeypatch) -> None:
+    out = tmp_path / "out"
+    first = sweep(sc, out)
+    cache = out / "cache"
+    victims = sorted(cache.glob("*.parquet"))[:5]
+    keep = {p: p.stat().st_mtime_ns for p in cache.glob("*.parquet") if p not in victims}
+    for p in victims:
+        p.unlink()
+    counter = tmp_path / "calls.txt"
+    monkeypatch.setenv(_stubs.COUNTER_ENV, str(counter))
+    r = sweep(sc, out)
+    assert r.computed == 5 and r.cached == 13
+    assert sorted(r.computed_keys) == sorted(p.name.removesuffix(".parquet") for p in victims)
+    assert all(p.stat().st_mtime_ns == m for p, m in keep.items()), "finished tasks are not rewritten"
+    assert r.results.equals(first.results)
+
+
+def test_interrupted_sweep_resumes(sc: Scenario, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    with pytest.raises(SweepInterrupted) as ei:
+        sweep(sc, out, task_fn=_stubs.Interrupting(7))
+    assert ei.value.done == 7 and ei.value.total == 18
+    cache = out / "cache"
+    assert len(list(cache.glob("*.parquet"))) == 7
+    assert not list(cache.glob(".*.tmp"))
+    assert not (out / "results.parquet").exists()
+    r = sweep(sc, out)
+    assert r.computed == 11 and r.cached == 7
+    assert r.results.height == expected_rows(sc)
+
+
+def test_stale_temporary_files_are_removed(sc: Scenario, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    (out / "cache").mkdir(parents=True)
+    junk = out / "cache" / ".abc.parquet.123.tmp"
+    junk.write_bytes(b"partial")
+    sweep(sc, out)
+    assert not junk.exists()
+
+
+def test_identical_configurations_run_once(tmp_path: Path) -> None:
+    sc = Scenario.from_toml(TOML.replace('scheme = ["ssr", "spand"]', 'scheme = ["spand", "same"]') + "[schemes.same]\n")
+    r = sweep(sc, tmp_path / "out")
+    assert r.tasks == 18 and r.unique == 9 and r.computed == 9
+    assert r.results.height == expected_rows(sc)
+
+
+def test_process_pool_matches_inline(sc: Scenario, tmp_path: Path) -> None:
+    a = sweep(sc, tmp_path / "a", jobs=1).results
+    b = sweep(sc, tmp_path / "b", jobs=2).results
+    assert a.equals(b)
+
+
+def test_bad_backend_and_jobs(sc: Scenario, tmp_path: Path) -> None:
+    from shortflow import ScenarioError
+
+    with pytest.raises(ScenarioError, match="backend"):
+        sweep(sc, tmp_path / "o", backend="slurm")
+    with pytest.raises(ScenarioError, match="jobs"):
+        sweep(sc, tmp_path / "o", jobs=0)

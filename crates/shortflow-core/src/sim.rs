@@ -10,7 +10,7 @@ use crate::error::ConfigError;
 use crate::net::link::Link;
 use crate::net::packet::PacketPool;
 use crate::net::queue::{AnyQueue, DropPriority, DropTail, Red};
-use crate::net::routing::shortest_paths;
+use crate::net::routing::Routes;
 use crate::net::{Arrival, Network};
 use crate::results::*;
 use crate::rng::Rng;
@@ -282,14 +282,14 @@ impl Simulation {
                 link_pairs.push((a, b));
             }
         }
-        let next_link = shortest_paths(cfg.nodes.len(), &link_pairs);
+        let routes = Routes::new(cfg.nodes.len(), &link_pairs);
         let traced_links: Vec<String> = cfg.trace.links.clone();
         let net_trace = if cfg.trace.packets { Some(PacketTrace::default()) } else { None };
         let mut net = Network {
             pool: PacketPool::new(),
             links,
             node_names: cfg.nodes.clone(),
-            next_link,
+            routes,
             queue_rng: Rng::for_source(cfg.seed, "queues"),
             trace: net_trace,
             delivered_data: 0,
@@ -345,12 +345,12 @@ impl Simulation {
             if s == d {
                 return Err(err(format!("{f}.dst"), &fl.dst, "source and destination must differ"));
             }
-            if net.next_link[s as usize][d as usize] == u32::MAX {
+            if net.routes.route(s, d).is_none() {
                 return Err(err(format!("{f}.dst"), &fl.dst, format!("no route from {} to {}", fl.src, fl.dst)));
             }
             match fl.transport {
                 Transport::Tcp => {
-                    if net.next_link[d as usize][s as usize] == u32::MAX {
+                    if net.routes.route(d, s).is_none() {
                         return Err(err(format!("{f}.src"), &fl.src, format!("no route back from {} to {} for acks", fl.dst, fl.src)));
                     }
                     let p = tcp_params(&format!("{f}.tcp"), &fl.tcp)?;
@@ -761,7 +761,9 @@ impl Simulation {
                 let k = &self.sinks[k as usize];
                 ft.transport.push("tcp".into());
                 ft.data_pkts_sent.push(s.ndatapack);
-                ft.bytes_acked.push(((s.highest_ack + 1).max(0) as u64) * s.params().size as u64);
+                // Payload acked: packets 0..=highest_ack, less the SYN (seq 0) when modelled.
+                let acked_pkts = (s.highest_ack + 1 - s.params().syn as i64).max(0) as u64;
+                ft.bytes_acked.push(acked_pkts * s.params().size as u64);
                 ft.retransmits.push(s.nrexmitpack);
                 ft.timeouts.push(s.nrexmit);
                 ft.fast_retransmits.push(s.nfastrexmit);

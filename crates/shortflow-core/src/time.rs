@@ -81,8 +81,20 @@ impl fmt::Display for SimTime {
 
 /// Serialisation time of `bytes` on a link of `rate_bps`, rounded to the nearest ns.
 /// Exact for the rates the papers use (1.6 Mb/s, 10 Mb/s: whole nanoseconds).
+///
+/// Computed in 64-bit arithmetic when `bytes * 8e9 + rate / 2` fits (any packet below
+/// ~2.3 GB), else in 128-bit: the same integer formula either way, so the same result.
 #[inline]
 pub fn tx_time(bytes: u32, rate_bps: u64) -> SimTime {
+    let half = rate_bps / 2;
+    if let Some(n) = (bytes as u64).checked_mul(8_000_000_000).and_then(|b| b.checked_add(half)) {
+        return SimTime(n / rate_bps);
+    }
+    tx_time_wide(bytes, rate_bps)
+}
+
+#[cold]
+fn tx_time_wide(bytes: u32, rate_bps: u64) -> SimTime {
     let bits = bytes as u128 * 8 * 1_000_000_000u128;
     let r = rate_bps as u128;
     SimTime(((bits + r / 2) / r) as u64)
@@ -96,6 +108,29 @@ mod tests {
         assert_eq!(tx_time(1040, 1_600_000), SimTime::from_micros(5200));
         assert_eq!(tx_time(1040, 10_000_000), SimTime::from_micros(832));
         assert_eq!(tx_time(40, 1_600_000), SimTime::from_micros(200));
+    }
+    #[test]
+    fn tx_time_narrow_path_equals_wide_formula() {
+        let mut x = 0x1234_5678_9abc_def0u64;
+        for i in 0..200_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let bytes = match i % 4 {
+                0 => (x % 65_536) as u32,
+                1 => x as u32,
+                2 => u32::MAX - (x % 3) as u32,
+                _ => (x % 2_000) as u32,
+            };
+            let rate = match i % 3 {
+                0 => 1 + (x >> 20) % 100_000_000_000,
+                1 => 1 + (x >> 7),
+                _ => 1 + (x >> 40),
+            };
+            assert_eq!(tx_time(bytes, rate), tx_time_wide(bytes, rate), "{bytes} B at {rate} b/s");
+        }
+        assert_eq!(tx_time(u32::MAX, u64::MAX), tx_time_wide(u32::MAX, u64::MAX));
+        assert_eq!(tx_time(0, 1), SimTime::ZERO);
     }
     #[test]
     fn secs_round_trip() {

@@ -1,15 +1,60 @@
 //! The event queue: integer-nanosecond times, and events at equal times fire in the
 //! order they were scheduled (FIFO), as ns-2's calendar scheduler guarantees.
 //!
-//! Events are small `Copy` values keyed by `(time, seq)`; `seq` is a global counter,
-//! so ordering is total and runs are deterministic. Cancellation is lazy: a timer
-//! carries a generation number, and an event whose generation is stale is skipped
-//! when it is popped (see [`Timer`]). No allocation happens per event once the heap
-//! has grown to its working size.
+//! # Ordering contract
+//!
+//! Every queued event has a key `(time, seq)`; `seq` comes from one global counter
+//! (bumped by [`Scheduler::at`] and [`Scheduler::reserve_seq`]), so keys are unique and
+//! the order is total: events fire in increasing `(time, seq)`. An event inserted with
+//! a reserved sequence number ([`Scheduler::at_seq`]) fires exactly where an event
+//! scheduled at the moment of the reservation would have fired. Runs are deterministic.
+//!
+//! # Structure (why it is fast, and why it is exact)
+//!
+//! A plain binary heap of every pending event was the bottleneck (10^4 entries, most of
+//! them packets in flight and stale timer entries). Three observations shrink the heap
+//! to a handful of entries without changing the order of anything:
+//!
+//! 1. **Arrival lanes.** Arrivals scheduled the same distance `delta = time - now` ahead
+//!    of the clock are scheduled in increasing key order: `now` never decreases and
+//!    `seq` always increases, so `(now + delta, seq)` increases. Every link sends a
+//!    packet of a given size exactly `tx_time + delay` ahead, so a dumbbell's arrivals
+//!    fall into about four such offsets (data and acks, access links and bottleneck),
+//!    whatever the number of hosts. Each offset gets a FIFO *lane* (found through a
+//!    small direct-mapped hash table); only the lane's head sits in the heap. An arrival
+//!    joins a lane only if its key is greater than the lane's last key -- checked every
+//!    time, so nothing relies on the argument above for correctness -- and otherwise
+//!    (a hash collision with another offset's busy lane, an out-of-order `at_seq`)
+//!    becomes an ordinary heap entry. Every lane is sorted and its head is in the heap
+//!    with the head's own key, so the heap's minimum is the minimum over all pending
+//!    events: the pop order is exactly `(time, seq)`.
+//!
+//! 2. **One heap entry per timer.** An RTO timer is re-armed on every ack. Instead of
+//!    pushing an entry each time (and skipping the stale ones later), a [`Timer`] owns
+//!    a slot in the scheduler holding its current due key `(due, seq)` -- `seq` is
+//!    reserved when the timer is armed, exactly the number `at()` would have used. The
+//!    slot keeps at most one live heap entry, whose key is never later than the due
+//!    key. When that entry pops early (the timer was pushed back), it is silently
+//!    re-inserted at the due key; when it pops at the due key, the timer event is
+//!    delivered -- at the same `(time, seq)` as the old one-entry-per-arm scheme would
+//!    have delivered its live entry. (Re-arming *earlier* than the queued entry pushes
+//!    a new entry; the old one is recognised as stale by its key and dropped.)
+//!    Stale entries of the old scheme were delivered and then ignored by
+//!    [`Timer::fire`]; they are no longer delivered at all, which changes the count of
+//!    fired events but nothing that any handler observes.
+//!
+//! 3. **Timer entries in a heap of their own.** Timer slots are due far ahead (an RTO
+//!    is >= 200 ms) and almost never pop, but in a shared heap every removal would sift
+//!    them around. The main heap (lane heads, `TxDone`, `App`, ...) and the timer heap
+//!    are kept apart and `pop` takes the smaller of the two minima.
+//!
+//! The heaps are hand-written binary min-heaps of 24-byte entries keyed by
+//! `(time, seq << 12 | tag)`: the event kind rides in the low bits of the tie-breaker,
+//! which cannot change the order because sequence numbers are unique. In the 45 Mb/s,
+//! 20-flow dumbbell the main heap holds ~4.5 entries on average and the timer heap 20.
 
 use crate::time::SimTime;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::VecDeque;
 
 /// Index of a packet in the packet arena.
 pub type PktId = u32;
@@ -27,39 +72,113 @@ pub enum Event {
     App { app: u32, token: u32 },
 }
 
+// Entry kinds (low 4 bits of `Entry::sk`).
+const K_ARRIVE: u64 = 0; // a = link, b = pkt (an arrival that did not fit its lane)
+const K_TXDONE: u64 = 1; // a = link
+const K_TIMER: u64 = 2; // a = timer slot
+const K_APP: u64 = 3; // a = app, b = token
+const K_LANE: u64 = 4; // a = lane (= link); the event is the lane's head
+const K_RAWTIMER: u64 = 5; // a = agent, b = gen, timer id in bits 4..12 of `sk`
+/// Low bits of `sk` below the sequence number: kind (4 bits), then a raw timer's id
+/// (8 bits). Sequence numbers must stay below 2^52 (~4.5e15 events).
+const KIND_BITS: u32 = 12;
+const KIND_MASK: u64 = 0xF;
+
+/// A heap entry. `sk = seq << 12 | extra << 4 | kind`; ordering is by `(time, sk)`.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    time: SimTime,
-    seq: u64,
-    ev: Event,
+    time: u64,
+    sk: u64,
+    a: u32,
+    b: u32,
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+impl Entry {
+    /// `(time, sk)` as one integer: a single wide comparison, no branches.
+    #[inline(always)]
+    fn key(&self) -> u128 {
+        ((self.time as u128) << 64) | self.sk as u128
+    }
+    #[inline(always)]
+    fn seq(&self) -> u64 {
+        self.sk >> KIND_BITS
     }
 }
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
+
+/// One pending arrival in a lane.
+#[derive(Clone, Copy, Debug)]
+struct LaneEv {
+    time: u64,
+    seq: u64,
+    link: u32,
+    pkt: PktId,
 }
-impl Ord for Entry {
-    // BinaryHeap is a max-heap: invert so the earliest (time, seq) is on top.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.time.cmp(&self.time).then_with(|| o.seq.cmp(&self.seq))
+
+/// A FIFO of arrivals that were all scheduled `delta` ns ahead of the clock (an idle
+/// lane may be taken over by another offset).
+#[derive(Default)]
+struct Lane {
+    q: VecDeque<LaneEv>,
+    delta: u64,
+}
+
+/// Size of the direct-mapped table from `delta` to lane (a power of two).
+const LANE_TAB: usize = 256;
+const NO_LANE: u32 = u32::MAX;
+
+/// Slot of offset `delta` in the lane table (multiplicative hashing).
+#[inline(always)]
+fn lane_slot(delta: u64) -> usize {
+    (delta.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - LANE_TAB.trailing_zeros())) as usize
+}
+
+/// Hint the CPU to bring `*r` into cache. No effect on results.
+#[inline(always)]
+pub(crate) fn prefetch<T>(r: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` is only a cache hint (it never faults) and SSE is part of
+    // the x86_64 baseline; the address comes from a valid reference anyway.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(r as *const T as *const i8)
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = r;
+}
+
+/// State of one [`Timer`]'s scheduler slot.
+#[derive(Clone, Copy, Debug)]
+struct TimerSlot {
+    /// Key the timer is due at (meaningful once armed).
+    due: u64,
+    due_seq: u64,
+    /// Generation of the latest arm, delivered with the event.
+    gen: u32,
+    agent: u32,
+    timer: u8,
+    /// The slot's live heap entry, if any, and its key (`queued_sk` includes the kind).
+    queued: bool,
+    queued_time: u64,
+    queued_sk: u64,
 }
 
 /// The scheduler: a priority queue of events plus the simulation clock.
 pub struct Scheduler {
-    heap: BinaryHeap<Entry>,
+    /// Events other than `Timer`-slot entries: lane heads, TxDone, App, ...
+    heap: Heap,
+    /// Entries of `Timer` slots, kept apart (see the module docs).
+    theap: Heap,
+    /// FIFOs of arrivals (see the module docs).
+    lanes: Vec<Lane>,
+    /// Direct-mapped table: hash of `delta` -> index into `lanes` (or `NO_LANE`).
+    lane_tab: Box<[u32; LANE_TAB]>,
+    /// Packet of the next arrival in the lane popped last (`NO_PKT` if none).
+    hint: PktId,
+    timers: Vec<TimerSlot>,
     now: SimTime,
     seq: u64,
     /// Sequence number of the event being processed.
     cur_seq: u64,
-    /// Events popped so far (for benchmarks).
+    /// Events delivered so far (for benchmarks).
     pub fired: u64,
 }
 
@@ -71,7 +190,18 @@ impl Default for Scheduler {
 
 impl Scheduler {
     pub fn new() -> Self {
-        Scheduler { heap: BinaryHeap::with_capacity(1024), now: SimTime::ZERO, seq: 0, cur_seq: 0, fired: 0 }
+        Scheduler {
+            heap: Heap(Vec::with_capacity(256)),
+            theap: Heap(Vec::with_capacity(64)),
+            lanes: Vec::new(),
+            lane_tab: Box::new([NO_LANE; LANE_TAB]),
+            hint: NO_PKT,
+            timers: Vec::new(),
+            now: SimTime::ZERO,
+            seq: 0,
+            cur_seq: 0,
+            fired: 0,
+        }
     }
 
     #[inline]
@@ -85,13 +215,13 @@ impl Scheduler {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let at = if at < self.now { self.now } else { at };
         self.seq += 1;
-        self.heap.push(Entry { time: at, seq: self.seq, ev });
+        self.insert(at.0, self.seq, ev);
     }
 
     /// Take the next sequence number without scheduling anything yet: an event that
     /// "would have been scheduled now" can later be inserted with [`Scheduler::at_seq`]
     /// and still fire in the order it would have had (used by lazily scheduled
-    /// link events, see `net::link`).
+    /// link events, see `net::link`, and by [`Timer`]).
     #[inline]
     pub fn reserve_seq(&mut self) -> u64 {
         self.seq += 1;
@@ -102,7 +232,7 @@ impl Scheduler {
     #[inline]
     pub fn at_seq(&mut self, at: SimTime, seq: u64, ev: Event) {
         debug_assert!(at >= self.now);
-        self.heap.push(Entry { time: at, seq, ev });
+        self.insert(at.0, seq, ev);
     }
 
     /// Sequence number of the event being processed: with equal times, an event with a
@@ -121,15 +251,89 @@ impl Scheduler {
     /// Pop the next event at or before `until`, advancing the clock.
     #[inline]
     pub fn pop(&mut self, until: SimTime) -> Option<Event> {
-        let top = self.heap.peek()?;
-        if top.time > until {
-            return None;
+        loop {
+            // The next event is the smaller of the two heaps' minima.
+            let (top, timer_heap) = match (self.heap.top(), self.theap.top()) {
+                (Some(a), Some(t)) => {
+                    if t.key() < a.key() {
+                        (*t, true)
+                    } else {
+                        (*a, false)
+                    }
+                }
+                (Some(a), None) => (*a, false),
+                (None, Some(t)) => (*t, true),
+                (None, None) => return None,
+            };
+            if top.time > until.0 {
+                return None;
+            }
+            let ev = if timer_heap {
+                debug_assert_eq!(top.sk & KIND_MASK, K_TIMER);
+                let slot = &mut self.timers[top.a as usize];
+                if !slot.queued || slot.queued_time != top.time || slot.queued_sk != top.sk {
+                    // Superseded by an earlier re-arm: stale, drop it.
+                    self.theap.remove_top();
+                    continue;
+                }
+                if slot.due != top.time || slot.due_seq != top.seq() {
+                    // Pushed back since this entry was queued: move it to the due key
+                    // (the key the event would have had if pushed at re-arm time).
+                    debug_assert!((slot.due, slot.due_seq) > (top.time, top.seq()));
+                    let e = Entry { time: slot.due, sk: slot.due_seq << KIND_BITS | K_TIMER, a: top.a, b: 0 };
+                    slot.queued_time = e.time;
+                    slot.queued_sk = e.sk;
+                    self.theap.replace_top(e);
+                    continue;
+                }
+                slot.queued = false;
+                let ev = Event::Timer { agent: slot.agent, timer: slot.timer, gen: slot.gen };
+                self.theap.remove_top();
+                ev
+            } else {
+                match top.sk & KIND_MASK {
+                    K_LANE => {
+                        let lane = &mut self.lanes[top.a as usize].q;
+                        let e = lane.pop_front().expect("lane in heap is non-empty");
+                        debug_assert!(e.time == top.time && e.seq == top.seq());
+                        match lane.front() {
+                            // The lane's next arrival becomes its representative.
+                            Some(n) => {
+                                let (t, s) = (n.time, n.seq << KIND_BITS | K_LANE);
+                                self.hint = n.pkt;
+                                self.heap.replace_top(Entry { time: t, sk: s, a: top.a, b: 0 });
+                            }
+                            None => {
+                                self.hint = NO_PKT;
+                                self.heap.remove_top();
+                            }
+                        }
+                        Event::Arrive { link: e.link, pkt: e.pkt }
+                    }
+                    K_ARRIVE => {
+                        self.heap.remove_top();
+                        Event::Arrive { link: top.a, pkt: top.b }
+                    }
+                    K_TXDONE => {
+                        self.heap.remove_top();
+                        Event::TxDone { link: top.a }
+                    }
+                    K_RAWTIMER => {
+                        self.heap.remove_top();
+                        Event::Timer { agent: top.a, timer: (top.sk >> 4) as u8, gen: top.b }
+                    }
+                    _ => {
+                        debug_assert_eq!(top.sk & KIND_MASK, K_APP);
+                        self.heap.remove_top();
+                        Event::App { app: top.a, token: top.b }
+                    }
+                }
+            };
+            self.now = SimTime(top.time);
+            self.cur_seq = top.seq();
+            self.fired += 1;
+            return Some(ev);
         }
-        let e = self.heap.pop().expect("peeked");
-        self.now = e.time;
-        self.cur_seq = e.seq;
-        self.fired += 1;
-        Some(e.ev)
     }
 
     /// Set the clock (used once at the end of a run to report the stop time).
@@ -139,27 +343,233 @@ impl Scheduler {
         }
     }
 
+    /// A packet that arrives soon (the next one in the arrival lane the current event
+    /// came from), if any: a hint for prefetching, with no effect on the schedule.
+    #[inline]
+    pub fn upcoming_arrival(&self) -> Option<PktId> {
+        (self.hint != NO_PKT).then_some(self.hint)
+    }
+
+    /// Queued entries (arrivals in lanes, other events, timer entries).
     pub fn pending(&self) -> usize {
-        self.heap.len()
+        let lanes: usize = self.lanes.iter().map(|l| l.q.len()).sum();
+        let heads = self.lanes.iter().filter(|l| !l.q.is_empty()).count();
+        self.heap.0.len() + self.theap.0.len() - heads + lanes
+    }
+
+    // ------------------------------------------------------------------
+    // Internals
+    // ------------------------------------------------------------------
+
+    #[inline(always)]
+    fn insert(&mut self, time: u64, seq: u64, ev: Event) {
+        assert!(seq < 1 << (64 - KIND_BITS), "sequence number overflow");
+        let sk = seq << KIND_BITS;
+        match ev {
+            Event::Arrive { link, pkt } => self.insert_arrival(time, seq, link, pkt),
+            Event::TxDone { link } => self.heap.push(Entry { time, sk: sk | K_TXDONE, a: link, b: 0 }),
+            Event::App { app, token } => self.heap.push(Entry { time, sk: sk | K_APP, a: app, b: token }),
+            // A timer event scheduled directly (not through `Timer`): a plain entry.
+            Event::Timer { agent, timer, gen } => {
+                self.heap.push(Entry { time, sk: sk | (timer as u64) << 4 | K_RAWTIMER, a: agent, b: gen })
+            }
+        }
+    }
+
+    /// Queue an arrival: appended to the lane of its offset `time - now` when that
+    /// keeps the lane sorted (always, for arrivals scheduled with `at`), else an
+    /// ordinary heap entry. See the module docs.
+    #[inline(always)]
+    fn insert_arrival(&mut self, time: u64, seq: u64, link: u32, pkt: PktId) {
+        let delta = time.wrapping_sub(self.now.0);
+        let h = lane_slot(delta);
+        let li = self.lane_tab[h];
+        if let Some(lane) = self.lanes.get_mut(li as usize) {
+            if lane.delta == delta {
+                match lane.q.back() {
+                    Some(b) if (b.time, b.seq) < (time, seq) => {
+                        lane.q.push_back(LaneEv { time, seq, link, pkt });
+                        return;
+                    }
+                    Some(_) => {}
+                    None => {
+                        lane.q.push_back(LaneEv { time, seq, link, pkt });
+                        self.heap.push(Entry { time, sk: seq << KIND_BITS | K_LANE, a: li, b: 0 });
+                        return;
+                    }
+                }
+            }
+        }
+        self.insert_arrival_slow(h, delta, time, seq, link, pkt);
+    }
+
+    /// `insert_arrival` when the table slot is empty, holds another offset, or the
+    /// arrival would not keep the lane sorted.
+    #[cold]
+    #[inline(never)]
+    fn insert_arrival_slow(&mut self, h: usize, delta: u64, time: u64, seq: u64, link: u32, pkt: PktId) {
+        let mut li = self.lane_tab[h];
+        if li == NO_LANE {
+            li = self.lanes.len() as u32;
+            self.lanes.push(Lane { q: VecDeque::with_capacity(64), delta });
+            self.lane_tab[h] = li;
+        }
+        let lane = &mut self.lanes[li as usize];
+        if lane.q.is_empty() {
+            // A new lane, or an idle one taken over for this offset.
+            lane.delta = delta;
+            lane.q.push_back(LaneEv { time, seq, link, pkt });
+            self.heap.push(Entry { time, sk: seq << KIND_BITS | K_LANE, a: li, b: 0 });
+        } else {
+            // Another offset's busy lane, or out of lane order: an ordinary heap entry
+            // (still exact, just slower).
+            self.heap.push(Entry { time, sk: seq << KIND_BITS | K_ARRIVE, a: link, b: pkt });
+        }
+    }
+
+    fn new_timer_slot(&mut self, agent: u32, timer: u8) -> u32 {
+        self.timers.push(TimerSlot {
+            due: 0,
+            due_seq: 0,
+            gen: 0,
+            agent,
+            timer,
+            queued: false,
+            queued_time: 0,
+            queued_sk: 0,
+        });
+        (self.timers.len() - 1) as u32
+    }
+
+    /// Arm timer slot `slot` to fire at `at` (see [`Timer::resched`]).
+    #[inline]
+    fn arm_timer(&mut self, slot: u32, at: SimTime, gen: u32, agent: u32, timer: u8) {
+        let seq = self.reserve_seq();
+        assert!(seq < 1 << (64 - KIND_BITS), "sequence number overflow");
+        let sk = seq << KIND_BITS | K_TIMER;
+        let s = &mut self.timers[slot as usize];
+        s.due = at.0;
+        s.due_seq = seq;
+        s.gen = gen;
+        s.agent = agent;
+        s.timer = timer;
+        // Keep the queued entry if it pops no later than the new due key: it will be
+        // moved to the due key when it pops. Otherwise queue a new, earlier entry.
+        if !s.queued || (s.queued_time, s.queued_sk) > (at.0, sk) {
+            s.queued = true;
+            s.queued_time = at.0;
+            s.queued_sk = sk;
+            self.theap.push(Entry { time: at.0, sk, a: slot, b: 0 });
+        }
     }
 }
 
-/// A cancellable one-shot timer owned by an agent. `resched` and `cancel` bump the
-/// generation, so any event already in the queue for the old generation is ignored.
-#[derive(Clone, Copy, Debug, Default)]
+/// A binary min-heap of entries on `Entry::key()`.
+#[derive(Default)]
+struct Heap(Vec<Entry>);
+
+impl Heap {
+    #[inline(always)]
+    fn top(&self) -> Option<&Entry> {
+        self.0.first()
+    }
+
+    #[inline(always)]
+    fn push(&mut self, e: Entry) {
+        let key = e.key();
+        let mut i = self.0.len();
+        self.0.push(e);
+        // Sift up with a hole.
+        while i > 0 {
+            let p = (i - 1) / 2;
+            let pe = self.0[p];
+            if pe.key() <= key {
+                break;
+            }
+            self.0[i] = pe;
+            i = p;
+        }
+        self.0[i] = e;
+    }
+
+    /// Remove the minimum.
+    #[inline(always)]
+    fn remove_top(&mut self) {
+        let last = self.0.pop().expect("non-empty heap");
+        if !self.0.is_empty() {
+            self.replace_top(last);
+        }
+    }
+
+    /// Replace the minimum by `e` and restore the heap order (sift down with a hole).
+    ///
+    /// The smaller child is chosen without a branch (`l + (right < left)`); nodes with
+    /// two children are handled in the loop, a last node with a single child after it,
+    /// so the loop needs no "does the right child exist" test.
+    #[inline(always)]
+    fn replace_top(&mut self, e: Entry) {
+        let key = e.key();
+        let h = &mut self.0[..];
+        let n = h.len();
+        let mut i = 0;
+        loop {
+            let l = 2 * i + 1;
+            if l + 1 >= n {
+                if l < n && h[l].key() < key {
+                    h[i] = h[l];
+                    i = l;
+                }
+                break;
+            }
+            let c = l + (h[l + 1].key() < h[l].key()) as usize;
+            let ce = h[c];
+            if key <= ce.key() {
+                break;
+            }
+            h[i] = ce;
+            i = c;
+        }
+        h[i] = e;
+    }
+}
+
+const NO_SLOT: u32 = u32::MAX;
+const NO_PKT: PktId = PktId::MAX;
+
+/// A cancellable one-shot timer owned by an agent.
+///
+/// `resched` and `cancel` bump the generation; only an event carrying the current
+/// generation makes [`Timer::fire`] return true. The timer owns a slot in the
+/// [`Scheduler`] (allocated on first use) that keeps at most one heap entry however
+/// often it is re-armed (see the module docs). A `Timer` must be used with one
+/// scheduler only, and is deliberately neither `Clone` nor `Copy`: two copies would
+/// share a slot.
+#[derive(Debug)]
 pub struct Timer {
     gen: u32,
     due: Option<SimTime>,
+    slot: u32,
+}
+
+impl Default for Timer {
+    fn default() -> Self {
+        Timer { gen: 0, due: None, slot: NO_SLOT }
+    }
 }
 
 impl Timer {
-    /// (Re)arm the timer to fire after `delay`; returns the event to schedule.
+    /// (Re)arm the timer to fire after `delay`. The event fires at the key
+    /// `(now + delay, seq)` with `seq` taken now, exactly as `sched.after(delay, ..)`
+    /// would have.
     #[inline]
     pub fn resched(&mut self, sched: &mut Scheduler, delay: SimTime, agent: u32, timer: u8) {
         self.gen = self.gen.wrapping_add(1);
         let at = sched.now() + delay;
         self.due = Some(at);
-        sched.at(at, Event::Timer { agent, timer, gen: self.gen });
+        if self.slot == NO_SLOT {
+            self.slot = sched.new_timer_slot(agent, timer);
+        }
+        sched.arm_timer(self.slot, at, self.gen, agent, timer);
     }
     #[inline]
     pub fn cancel(&mut self) {
@@ -186,57 +596,4 @@ impl Timer {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn equal_times_fire_in_scheduling_order() {
-        let mut s = Scheduler::new();
-        for i in 0..5u32 {
-            s.at(SimTime(10), Event::App { app: i, token: 0 });
-        }
-        s.at(SimTime(5), Event::App { app: 99, token: 0 });
-        let mut order = vec![];
-        while let Some(Event::App { app, .. }) = s.pop(SimTime::MAX) {
-            order.push(app);
-        }
-        assert_eq!(order, vec![99, 0, 1, 2, 3, 4]);
-        assert_eq!(s.now(), SimTime(10));
-    }
-
-    #[test]
-    fn stale_timer_events_are_ignored() {
-        let mut s = Scheduler::new();
-        let mut t = Timer::default();
-        t.resched(&mut s, SimTime(100), 7, 0);
-        t.resched(&mut s, SimTime(50), 7, 0); // replaces the first
-        let mut live = 0;
-        while let Some(Event::Timer { gen, .. }) = s.pop(SimTime::MAX) {
-            if t.fire(gen) {
-                live += 1;
-                assert_eq!(s.now(), SimTime(50));
-            }
-        }
-        assert_eq!(live, 1);
-        assert!(!t.pending());
-    }
-
-    #[test]
-    fn reserved_sequence_keeps_its_place() {
-        let mut s = Scheduler::new();
-        let early = s.reserve_seq();
-        s.at(SimTime(10), Event::App { app: 1, token: 0 });
-        s.at_seq(SimTime(10), early, Event::App { app: 0, token: 0 });
-        let a = s.pop(SimTime::MAX);
-        assert_eq!(a, Some(Event::App { app: 0, token: 0 }));
-        assert_eq!(s.current_seq(), early);
-    }
-
-    #[test]
-    fn pop_respects_until() {
-        let mut s = Scheduler::new();
-        s.at(SimTime(10), Event::TxDone { link: 0 });
-        assert!(s.pop(SimTime(9)).is_none());
-        assert!(s.pop(SimTime(10)).is_some());
-    }
-}
+mod tests;

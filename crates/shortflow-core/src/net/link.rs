@@ -12,7 +12,8 @@
 //! (`resume_seq`) and use it if the event turns out to be needed, so ties with other
 //! events resolve exactly as in ns-2.
 
-use crate::net::queue::AnyQueue;
+use crate::engine::PktId;
+use crate::net::queue::{AnyQueue, Enqueued};
 use crate::time::{tx_time, SimTime};
 
 pub struct Link {
@@ -33,10 +34,37 @@ pub struct Link {
     pub bytes_departed: u64,
     /// Record per-packet events of this link.
     pub traced: bool,
+    /// Memo of `tx_time` for the last two packet sizes seen (see [`Link::tx_time`]).
+    txt_memo: [(u32, SimTime); 2],
+    /// The queue is a DropTail that accepts an arrival when empty, so an arrival at an
+    /// idle link with an empty queue is accepted and dequeued at once: `link_recv` may
+    /// hand it straight to the transmitter (see [`Link::new`]).
+    pub(crate) passthrough: bool,
+    /// The rate the memo was computed for (`rate_bps` is public: if it is changed, the
+    /// memo is dropped).
+    txt_memo_rate: u64,
 }
 
 impl Link {
-    pub fn new(src: u32, dst: u32, rate_bps: u64, delay: SimTime, queue: AnyQueue) -> Self {
+    pub fn new(src: u32, dst: u32, rate_bps: u64, delay: SimTime, mut queue: AnyQueue) -> Self {
+        // Pass-through is exact for DropTail: it has no state but its FIFO, so "enqueue
+        // into the empty queue, then dequeue" returns the arrival unchanged -- provided
+        // the enqueue accepts it. DropTail's limit is private, so ask the queue itself:
+        // offer a probe packet to the (new, empty) queue and take it back out.
+        let passthrough = match &mut queue {
+            AnyQueue::DropTail(q) if q.is_empty() => {
+                const PROBE: PktId = PktId::MAX;
+                match q.enqueue(PROBE) {
+                    Enqueued::Accepted => {
+                        let back = q.dequeue();
+                        debug_assert_eq!(back, Some(PROBE));
+                        true
+                    }
+                    Enqueued::Dropped(_) => false,
+                }
+            }
+            _ => false,
+        };
         Link {
             src,
             dst,
@@ -51,12 +79,39 @@ impl Link {
             drops: 0,
             bytes_departed: 0,
             traced: false,
+            txt_memo: Self::empty_memo(rate_bps),
+            passthrough,
+            txt_memo_rate: rate_bps,
         }
     }
 
+    /// A memo holding only valid pairs (for a size that practically never occurs).
+    fn empty_memo(rate_bps: u64) -> [(u32, SimTime); 2] {
+        [(u32::MAX, tx_time(u32::MAX, rate_bps)); 2]
+    }
+
+    /// Serialisation time of `bytes` on this link: `time::tx_time`, memoised.
+    ///
+    /// A link sees one or two packet sizes almost always (data and acks), so the last
+    /// two (size, time) pairs are kept; this avoids a 128-bit division per packet. The
+    /// value is the same function of (size, rate), so the result is exact.
     #[inline]
-    pub fn tx_time(&self, bytes: u32) -> SimTime {
-        tx_time(bytes, self.rate_bps)
+    pub fn tx_time(&mut self, bytes: u32) -> SimTime {
+        if self.txt_memo_rate != self.rate_bps {
+            self.txt_memo = Self::empty_memo(self.rate_bps);
+            self.txt_memo_rate = self.rate_bps;
+        }
+        if self.txt_memo[0].0 == bytes {
+            return self.txt_memo[0].1;
+        }
+        if self.txt_memo[1].0 == bytes {
+            return self.txt_memo[1].1;
+        }
+        let t = tx_time(bytes, self.rate_bps);
+        // Most recent first; the older entry is evicted.
+        self.txt_memo[1] = self.txt_memo[0];
+        self.txt_memo[0] = (bytes, t);
+        t
     }
 
     /// Is the transmitter busy for an event firing at (`now`, `seq`)? At exactly

@@ -12,6 +12,7 @@ use crate::engine::{Event, PktId, Scheduler};
 use crate::net::link::Link;
 use crate::net::packet::PacketPool;
 use crate::net::queue::{Enqueued, QueueCtx};
+use crate::net::routing::Routes;
 use crate::results::PacketTrace;
 use crate::rng::Rng;
 use crate::time::SimTime;
@@ -28,8 +29,8 @@ pub struct Network {
     pub pool: PacketPool,
     pub links: Vec<Link>,
     pub node_names: Vec<String>,
-    /// `next_link[node][dst]` = outgoing link index, or u32::MAX if unreachable.
-    pub next_link: Vec<Vec<u32>>,
+    /// Static routes: `routes.route(node, dst)` is the outgoing link towards `dst`.
+    pub routes: Routes,
     /// Random stream for queues that draw (RED).
     pub queue_rng: Rng,
     pub trace: Option<PacketTrace>,
@@ -42,7 +43,7 @@ impl Network {
     #[inline]
     pub fn send_from(&mut self, sched: &mut Scheduler, at: u32, pkt: PktId) {
         let dst = self.pool.get(pkt).dst;
-        let l = self.next_link[at as usize][dst as usize];
+        let l = self.routes.next(at, dst);
         debug_assert!(l != u32::MAX, "no route (checked at build time)");
         self.link_recv(sched, l, pkt);
     }
@@ -56,6 +57,15 @@ impl Network {
         link.arrivals += 1;
         let busy = link.busy(now, seq);
         let traced = link.traced;
+        if link.passthrough && !busy && !link.txdone_pending && link.queue.is_empty() {
+            // Idle link, empty DropTail: enqueue + dequeue would hand this very packet
+            // to the transmitter (see `Link::passthrough`); skip the queue's ring buffer.
+            if traced {
+                self.trace_pkt(now, b'+', l, pkt);
+            }
+            self.start_tx(sched, l, pkt);
+            return;
+        }
         let res = {
             let mut cx = QueueCtx { now, pool: &mut self.pool, rng: &mut self.queue_rng, link_busy: busy };
             link.queue.enqueue(pkt, &mut cx)
@@ -119,6 +129,9 @@ impl Network {
     /// A packet finished propagating on link `l` and reaches the link's far node.
     #[inline]
     pub fn arrive(&mut self, sched: &mut Scheduler, l: u32, pkt: PktId) -> Arrival {
+        if let Some(next) = sched.upcoming_arrival() {
+            self.pool.prefetch(next);
+        }
         let node = self.links[l as usize].dst;
         if self.links[l as usize].traced {
             self.trace_pkt(sched.now(), b'r', l, pkt);

@@ -539,6 +539,16 @@ def mount_logs(target: typer.Typer) -> bool:
 mount_logs(app)
 
 
+def mount_repro(target: typer.Typer) -> None:
+    """Mount the paper reproductions (``shortflow.repro.cli:app``) as ``repro``."""
+    from .repro.cli import app as repro_app
+
+    target.add_typer(repro_app, name="repro")
+
+
+mount_repro(app)
+
+
 def main() -> None:
     """Console-script entry point."""
     try:

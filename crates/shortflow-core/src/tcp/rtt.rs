@@ -115,9 +115,22 @@ impl RttEstimator {
 
     /// Overwrite srtt with an external estimate (TCP/SPAND spec A7:
     /// `t_srtt_ = round(rtt/tick) << T_SRTT_BITS`; rttvar keeps the agent's value).
+    ///
+    /// Two additions the spec leaves open: (1) on a connection that has no RTT sample
+    /// yet (t_srtt == 0), the agent's rttvar is only ns-2's placeholder `rttvar_init_`
+    /// (12 s) that the first sample would replace; keeping it would make the RTO about
+    /// 48 s at a 50 ms tick, so the estimate is taken as the first sample
+    /// (rttvar = rtt/2, as `update` does). (2) The RTO is recomputed from the injected
+    /// values at once, as `update` would.
     pub fn set_srtt(&mut self, p: &RttParams, rtt_s: f64) {
         let ticks = (rtt_s / p.tick).round().max(1.0) as i32;
+        if self.t_srtt == 0 {
+            self.t_rttvar = ticks << (p.rttvar_bits - 1);
+        }
         self.t_srtt = ticks << p.srtt_bits;
+        self.t_rtxcur = (((self.t_rttvar << (p.rttvar_exp + (p.srtt_bits - p.rttvar_bits))) + self.t_srtt)
+            >> p.srtt_bits) as f64
+            * p.tick;
     }
 }
 
@@ -194,6 +207,23 @@ mod tests {
         assert!((r.timeout(&p) - 0.15).abs() < 1e-12);
         let p2 = params(0.05, 0.2);
         assert!((r.timeout(&p2) - 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn injected_srtt_on_a_fresh_connection_acts_as_first_sample() {
+        let p = params(0.05, 0.0);
+        let mut r = RttEstimator::new(&p, 0.0);
+        r.set_srtt(&p, 0.1); // 2 ticks
+        assert_eq!(r.t_srtt, 16);
+        assert_eq!(r.t_rttvar, 4);
+        // rtxcur = ((4 << 3) + 16) >> 3 = 6 ticks = 0.3 s, not ~48 s
+        assert!((r.timeout(&p) - 0.3).abs() < 1e-12);
+        // with a sample, rttvar is kept
+        r.update(&p, 10.3, 0.3);
+        let var = r.t_rttvar;
+        r.set_srtt(&p, 0.1);
+        assert_eq!(r.t_rttvar, var);
+        assert_eq!(r.t_srtt, 16);
     }
 
     #[test]

@@ -275,7 +275,7 @@ impl Simulation {
                         AnyQueue::DropPriority(DropPriority::new(*limit_pkts))
                     }
                     QueueConfig::Red(rc) => {
-                        AnyQueue::Red(Red::new(rc, rate, delay).map_err(|m| err(qf.clone(), "red", m))?)
+                        AnyQueue::Red(Box::new(Red::new(rc, rate, delay).map_err(|m| err(qf.clone(), "red", m))?))
                     }
                 };
                 links.push(Link::new(a, b, rate.round() as u64, SimTime::from_secs_f64(delay), queue));
@@ -386,10 +386,15 @@ impl Simulation {
                     let sender_agent = agents.len() as u32;
                     let sink_agent = sender_agent + 1;
                     let si = senders.len() as u32;
-                    senders.push(TcpSender::new(sender_agent, i as u32, s, d, sink_agent, node_addr[d as usize], Arc::new(p), startup, boot));
+                    let mut sender = TcpSender::new(sender_agent, i as u32, s, d, sink_agent, node_addr[d as usize], Arc::new(p), startup, boot);
+                    // Both directions were checked to be routable above; static routes.
+                    sender.first_link = net.routes.route(s, d).unwrap_or(crate::net::NO_LINK);
+                    senders.push(sender);
                     agents.push(AgentRef::Sender(si));
                     let ki = sinks.len() as u32;
-                    sinks.push(TcpSink::new(sink_agent, i as u32, d, s, sender_agent, fl.sink.ack_size, delack, fl.sink.rfc2581_immediate_ack));
+                    let mut sink = TcpSink::new(sink_agent, i as u32, d, s, sender_agent, fl.sink.ack_size, delack, fl.sink.rfc2581_immediate_ack);
+                    sink.first_link = net.routes.route(d, s).unwrap_or(crate::net::NO_LINK);
+                    sinks.push(sink);
                     agents.push(AgentRef::Sink(ki));
                     flows.push(FlowAgents { sender: Some(si), sink: Some(ki), udp_sink: None, udp_src_app: None });
                 }
@@ -597,12 +602,14 @@ impl Simulation {
     /// Run events up to and including time `until`. Returns false once finished.
     pub fn run_until(&mut self, until: SimTime) -> bool {
         let until = until.min(self.stop);
+        // Read once: the config does not change during a run.
+        let stop_when_done = self.cfg.stop_when_done;
         while let Some(ev) = self.sched.pop(until) {
             self.dispatch(ev);
             if !self.shared.notices.is_empty() {
                 self.handle_notices();
             }
-            if self.cfg.stop_when_done && self.finite_apps_left == 0 {
+            if stop_when_done && self.finite_apps_left == 0 {
                 return false;
             }
         }

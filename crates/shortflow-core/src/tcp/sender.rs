@@ -70,6 +70,10 @@ pub struct TcpSender {
     pub dst_node: u32,
     pub dst_agent: u32,
     pub dst_addr: u32,
+    /// The first link towards `dst_node` (`routes.route(node, dst_node)`), or `NO_LINK`
+    /// if the builder did not set it: lets `output` skip the route lookup
+    /// (`Network::send_via`).
+    pub first_link: u32,
     p: Arc<TcpParams>,
     pub tcb: Tcb,
     pub cc: AnyCc,
@@ -90,6 +94,11 @@ pub struct TcpSender {
     closed: bool,
     firstpartial: bool,
     rtx_timer: Timer,
+    /// Memo of the last `SimTime::from_secs_f64(rto)` in `set_rtx_timer`, keyed by the
+    /// rto's bit pattern. The RTO is re-armed on nearly every ack with the same value,
+    /// and the conversion (a multiply and a libm `round` call) is then skipped; the
+    /// result is the same pure function of the same bits, so it is exact.
+    rto_memo: (u64, SimTime),
     pace_timer: Timer,
     last_send: Option<SimTime>,
     transfers: VecDeque<PendingTransfer>,
@@ -139,6 +148,7 @@ impl TcpSender {
             dst_node,
             dst_agent,
             dst_addr,
+            first_link: crate::net::NO_LINK,
             tcb,
             cc: AnyCc::default(),
             rtt,
@@ -157,6 +167,8 @@ impl TcpSender {
             closed: false,
             firstpartial: false,
             rtx_timer: Timer::default(),
+            // Initial key NaN: timeout() is never NaN, and from_secs_f64(NaN) is ZERO anyway.
+            rto_memo: (f64::NAN.to_bits(), SimTime::ZERO),
             pace_timer: Timer::default(),
             last_send: None,
             transfers: VecDeque::new(),
@@ -341,7 +353,7 @@ impl TcpSender {
         let id = cx.net.pool.alloc(pkt);
         self.ndatapack += 1;
         self.last_send = Some(now);
-        cx.net.send_from(cx.sched, self.node, id);
+        cx.net.send_via(cx.sched, self.node, self.first_link, id);
         if seqno > self.maxseq {
             self.maxseq = seqno;
             if !self.rtt_active {
@@ -377,7 +389,11 @@ impl TcpSender {
 
     fn set_rtx_timer(&mut self, cx: &mut Ctx) {
         let rto = self.rtt.timeout(&self.p.rtt);
-        self.rtx_timer.resched(cx.sched, SimTime::from_secs_f64(rto), self.agent, TIMER_RTX);
+        let bits = rto.to_bits();
+        if self.rto_memo.0 != bits {
+            self.rto_memo = (bits, SimTime::from_secs_f64(rto));
+        }
+        self.rtx_timer.resched(cx.sched, self.rto_memo.1, self.agent, TIMER_RTX);
     }
 
     /// ns-2.35: tcp.cc `reset_rtx_timer(mild, backoff)`.

@@ -89,6 +89,9 @@ pub struct TcpSink {
     pub ack_size: u32,
     pub delack: Option<SimTime>,
     pub rfc2581_immediate_ack: bool,
+    /// The first link towards `peer_node`, or `NO_LINK` if the builder did not set it
+    /// (see `TcpSender::first_link`).
+    pub first_link: u32,
     acker: Acker,
     timer: Timer,
     /// A segment whose ack is being delayed (DelAck `save_`).
@@ -109,6 +112,7 @@ impl TcpSink {
             ack_size,
             delack,
             rfc2581_immediate_ack,
+            first_link: crate::net::NO_LINK,
             acker: Acker::default(),
             timer: Timer::default(),
             saved: false,
@@ -167,7 +171,7 @@ impl TcpSink {
             ecn_echo: false,
         };
         let id = cx.net.pool.alloc(pkt);
-        cx.net.send_from(cx.sched, self.node, id);
+        cx.net.send_via(cx.sched, self.node, self.first_link, id);
     }
 }
 

@@ -37,9 +37,12 @@ pub struct QueueCtx<'a> {
     pub link_busy: bool,
 }
 
+/// RED is boxed: its state is ~25 words, and unboxed it would make every `Link` (which
+/// holds its queue inline) several cache lines long, though DropTail needs only a few
+/// words. Keeping `Link` small keeps the per-hop fields of the hot path together.
 pub enum AnyQueue {
     DropTail(DropTail),
-    Red(Red),
+    Red(Box<Red>),
     DropPriority(DropPriority),
 }
 

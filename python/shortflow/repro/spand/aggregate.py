@@ -1,0 +1,95 @@
+"""Per-figure tables (spec §3.6, §4.4): for every x value and scheme (or class), the mean
+completion time over seeds of the per-run mean over all transfers, its std and 95% CI
+across seeds, and the % reduction of TCP/SPAND versus each baseline."""
+
+from __future__ import annotations
+
+import math
+from typing import Optional, Sequence
+
+import polars as pl
+
+from ...stats import summarize, t95
+
+__all__ = ["scheme_summary", "friendliness_summary", "reduction", "with_std"]
+
+SCHEME_ORDER = ["reno-ssr", "newreno-ssr", "reno-nssr", "newreno-nssr", "spand"]
+
+
+def reduction(t_base: Optional[float], t_spand: Optional[float]) -> Optional[float]:
+    """Spec §3.6: ``(T_base - T_spand) / T_base`` in percent (None when undefined)."""
+    if t_base is None or t_spand is None or not t_base or math.isnan(t_base) or math.isnan(t_spand):
+        return None
+    return 100.0 * (t_base - t_spand) / t_base
+
+
+def with_std(s: pl.DataFrame) -> pl.DataFrame:
+    """Add the std across seeds of the per-seed means, recovered exactly from
+    :func:`shortflow.stats.summarize`'s 95% CI (``ci95 = t95(n-1) * std / sqrt(n)``)."""
+    std = [c * math.sqrt(n) / t95(int(n) - 1) if c is not None and n and n > 1 else None
+           for c, n in zip(s["ci95"].to_list(), s["seeds"].to_list())]
+    return s.with_columns(pl.Series("std", std, dtype=pl.Float64))
+
+
+def _extras(rows: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
+    return rows.group_by(list(by), maintain_order=True).agg(
+        (pl.col("timeouts") > 0).cast(pl.Float64).mean().alias("timeout_frac"),
+        pl.col("initial_cwnd").mean().alias("mean_initial_cwnd"),
+        (pl.col("initial_cwnd") <= 1).cast(pl.Float64).mean().alias("iw1_frac"),
+    )
+
+
+_COLS = ["mean", "std", "ci95", "seeds", "transfers", "unfinished", "timeouts", "timeout_frac", "mean_initial_cwnd",
+         "iw1_frac"]
+
+
+def scheme_summary(rows: pl.DataFrame) -> pl.DataFrame:
+    """Figs. 10-17: one row per (x, scheme) with ``mean``/``std``/``ci95`` (s) and
+    ``spand_reduction_pct`` (SPAND's reduction versus that row's scheme)."""
+    by = ["x", "scheme"]
+    s = with_std(summarize(rows, by)).join(_extras(rows, by), on=by, how="left")
+    s = _with_reduction(s, "mean", "spand_reduction_pct")
+    # diagnostic only: the same from the third round on (no fresh connections, spec §4.5)
+    late = rows.filter(pl.col("round") >= 2)
+    lcols = ["mean_rounds_3plus", "spand_reduction_rounds_3plus_pct"]
+    if late.height:
+        ls = _with_reduction(summarize(late, by).select(by + [pl.col("mean").alias(lcols[0])]), lcols[0], lcols[1])
+        s = s.join(ls, on=by, how="left")
+    else:
+        s = s.with_columns([pl.lit(None, dtype=pl.Float64).alias(c) for c in lcols])
+    order = {k: i for i, k in enumerate(SCHEME_ORDER)}
+    s = s.with_columns(pl.col("scheme").replace_strict(order, default=len(order), return_dtype=pl.Int64).alias("_o"))
+    return s.sort(["x", "_o"]).select(by + _COLS + ["spand_reduction_pct"] + lcols)
+
+
+def _with_reduction(s: pl.DataFrame, mean: str, name: str) -> pl.DataFrame:
+    """Add ``name``: SPAND's reduction versus the row's scheme at the same x (spec §3.6)."""
+    sp = s.filter(pl.col("scheme") == "spand").select("x", pl.col(mean).alias("_spand"))
+    s = s.join(sp, on="x", how="left")
+    red = [reduction(b, t) if sch != "spand" else None
+           for b, t, sch in zip(s[mean].to_list(), s["_spand"].to_list(), s["scheme"].to_list())]
+    return s.with_columns(pl.Series(name, red, dtype=pl.Float64)).drop("_spand")
+
+
+def friendliness_summary(rows: pl.DataFrame) -> pl.DataFrame:
+    """Figs. 18-19: one row per (size, N_total, scheme, class) with class ``a``, ``b``
+    (the flow group of the ``connection`` column) or ``all`` (both pooled); ``protocol``
+    says what the class runs; ``rel_to_all_reno_ssr_pct`` compares a ``mixed`` row with
+    the same class in the all-reno-ssr run ((T - T_all) / T_all, %; > 0: slower)."""
+    rows = rows.with_columns(pl.col("connection").str.replace(r"\.[^.]*$", "").alias("class"))
+    by = ["size_kb", "x", "scheme"]
+    per = with_std(summarize(rows, by + ["class"])).join(_extras(rows, by + ["class"]), on=by + ["class"], how="left")
+    pooled = with_std(summarize(rows, by)).join(_extras(rows, by), on=by, how="left").with_columns(
+        pl.lit("all").alias("class"))
+    s = pl.concat([per.select(by + ["class"] + _COLS), pooled.select(by + ["class"] + _COLS)])
+    s = s.with_columns(
+        pl.when((pl.col("scheme") == "mixed") & (pl.col("class") == "a")).then(pl.lit("spand"))
+        .when((pl.col("scheme") == "mixed") & (pl.col("class") == "all")).then(pl.lit("spand+reno-ssr"))
+        .otherwise(pl.lit("reno-ssr")).alias("protocol"))
+    base = s.filter(pl.col("scheme") == "all-reno-ssr").select("size_kb", "x", "class", pl.col("mean").alias("_base"))
+    s = s.join(base, on=["size_kb", "x", "class"], how="left")
+    rel = [(-reduction(b, m) if sch == "mixed" and reduction(b, m) is not None else None)  # type: ignore[operator]
+           for b, m, sch in zip(s["_base"].to_list(), s["mean"].to_list(), s["scheme"].to_list())]
+    s = s.with_columns(pl.Series("rel_to_all_reno_ssr_pct", rel, dtype=pl.Float64))
+    return s.sort(["size_kb", "x", "scheme", "class"]).select(
+        ["size_kb", "x", "scheme", "class", "protocol"] + _COLS + ["rel_to_all_reno_ssr_pct"])

@@ -27,5 +27,5 @@ pub mod traffic;
 pub mod world;
 
 pub use error::ConfigError;
-pub use sim::{run, Simulation};
+pub use sim::{idle_footprint, run, Footprint, Simulation};
 pub use time::SimTime;

@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use serde::Serialize;
+
 use crate::config::*;
 use crate::engine::{Event, Scheduler};
 use crate::error::ConfigError;
@@ -73,6 +75,45 @@ pub fn run(cfg: &SimConfig) -> Result<RunResults, ConfigError> {
     let mut r = sim.results();
     r.stats.wall_s = t0.elapsed().as_secs_f64();
     Ok(r)
+}
+
+/// Memory a simulation holds once built, before its first event: every TCP connection
+/// exists and is idle. Measured as the growth of the process's resident set (Linux
+/// `/proc/self/status` `VmRSS`) across `Simulation::new`, so it counts everything the
+/// connections bring along (agents, applications, their nodes, links and queues,
+/// routes). `None` where the resident set cannot be read. Call it in a fresh process:
+/// memory freed by earlier work would be reused and hide part of the growth.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Footprint {
+    pub rss_before_bytes: u64,
+    pub rss_after_bytes: u64,
+    pub tcp_connections: u64,
+}
+
+impl Footprint {
+    /// Resident-set growth per TCP connection (bytes).
+    pub fn bytes_per_connection(&self) -> f64 {
+        self.rss_after_bytes.saturating_sub(self.rss_before_bytes) as f64 / self.tcp_connections.max(1) as f64
+    }
+}
+
+/// See [`Footprint`].
+pub fn idle_footprint(cfg: &SimConfig) -> Result<Option<Footprint>, ConfigError> {
+    let cfg = cfg.clone();
+    let Some(before) = resident_bytes() else { return Ok(None) };
+    let sim = Simulation::new(cfg)?;
+    let Some(after) = resident_bytes() else { return Ok(None) };
+    let fp = Footprint { rss_before_bytes: before, rss_after_bytes: after, tcp_connections: sim.senders.len() as u64 };
+    drop(sim);
+    Ok(Some(fp))
+}
+
+/// The process's resident set in bytes (Linux), or `None`.
+fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: u64 = line.trim_start_matches("VmRSS:").trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kb * 1024)
 }
 
 fn err(field: impl Into<String>, value: impl std::fmt::Display, msg: impl Into<String>) -> ConfigError {
@@ -211,7 +252,7 @@ impl Simulation {
         if cfg.nodes.is_empty() {
             return Err(err("nodes", "[]", "a simulation needs at least one node"));
         }
-        let mut node_ix: HashMap<&str, u32> = HashMap::new();
+        let mut node_ix: HashMap<&str, u32> = HashMap::with_capacity(cfg.nodes.len());
         for (i, n) in cfg.nodes.iter().enumerate() {
             if n.is_empty() {
                 return Err(err(format!("nodes[{i}]"), "\"\"", "node names must not be empty"));
@@ -326,12 +367,18 @@ impl Simulation {
             cwnd_trace: if cfg.trace.cwnd { Some(CwndTrace::default()) } else { None },
             ..Default::default()
         };
-        let mut flow_ix: HashMap<&str, u32> = HashMap::new();
-        let mut senders = Vec::new();
-        let mut sinks = Vec::new();
-        let mut udp_sinks = Vec::new();
-        let mut agents = Vec::new();
-        let mut flows = Vec::new();
+        let mut flow_ix: HashMap<&str, u32> = HashMap::with_capacity(cfg.flows.len());
+        // Sized up front: with 10 000 connections, doubling growth would leave freed
+        // copies of these arrays resident (see `idle_footprint`).
+        let n_tcp = cfg.flows.iter().filter(|f| matches!(f.transport, Transport::Tcp)).count();
+        let mut senders = Vec::with_capacity(n_tcp);
+        let mut sinks = Vec::with_capacity(n_tcp);
+        let mut udp_sinks = Vec::with_capacity(cfg.flows.len() - n_tcp);
+        let mut agents = Vec::with_capacity(n_tcp * 2 + (cfg.flows.len() - n_tcp));
+        let mut flows = Vec::with_capacity(cfg.flows.len());
+        // Connections with identical parameters share one `TcpParams` (keyed by its
+        // Debug text, which prints every field exactly).
+        let mut params_seen: HashMap<String, Arc<TcpParams>> = HashMap::new();
         for (i, fl) in cfg.flows.iter().enumerate() {
             let f = format!("flows[{i}]");
             if fl.name.is_empty() {
@@ -354,6 +401,7 @@ impl Simulation {
                         return Err(err(format!("{f}.src"), &fl.src, format!("no route back from {} to {} for acks", fl.dst, fl.src)));
                     }
                     let p = tcp_params(&format!("{f}.tcp"), &fl.tcp)?;
+                    let p = params_seen.entry(format!("{p:?}")).or_insert_with(|| Arc::new(p)).clone();
                     let mut rng = Rng::for_source(cfg.seed, &format!("tcp:{}", fl.name));
                     let boot = fl.tcp.boot_time_s.unwrap_or_else(|| rng.uniform() * p.rtt.tick);
                     let startup = match &fl.startup {
@@ -386,7 +434,7 @@ impl Simulation {
                     let sender_agent = agents.len() as u32;
                     let sink_agent = sender_agent + 1;
                     let si = senders.len() as u32;
-                    let mut sender = TcpSender::new(sender_agent, i as u32, s, d, sink_agent, node_addr[d as usize], Arc::new(p), startup, boot);
+                    let mut sender = TcpSender::new(sender_agent, i as u32, s, d, sink_agent, node_addr[d as usize], p.clone(), startup, boot);
                     // Both directions were checked to be routable above; static routes.
                     sender.first_link = net.routes.route(s, d).unwrap_or(crate::net::NO_LINK);
                     senders.push(sender);
@@ -407,7 +455,7 @@ impl Simulation {
             }
         }
         // ---- applications
-        let mut apps: Vec<App> = Vec::new();
+        let mut apps: Vec<App> = Vec::with_capacity(cfg.apps.len());
         let mut flow_app: Vec<Option<u32>> = vec![None; cfg.flows.len()];
         let mut sched = Scheduler::new();
         let mut finite_apps_left = 0;
@@ -498,7 +546,7 @@ impl Simulation {
                     };
                     r.schedule_round(ai, SimTime::ZERO, SimTime::ZERO, &mut sched);
                     finite_apps_left += 1;
-                    apps.push(App::Rounds(r));
+                    apps.push(App::Rounds(Box::new(r)));
                 }
                 AppConfig::Telnet { flow, start_s, start_jitter_s, interval_s } => {
                     let fi = flow_of(format!("{f}.flow"), flow)?;
@@ -548,7 +596,7 @@ impl Simulation {
                     let dst_agent = (0..agents.len()).find(|&k| matches!(agents[k], AgentRef::UdpSink(u) if Some(u) == fa.udp_sink)).expect("udp sink agent") as u32;
                     flows[fi as usize].udp_src_app = Some(ai);
                     sched.at(SimTime::from_secs_f64(start), Event::App { app: ai, token: 0 });
-                    apps.push(App::Udp(UdpSource { flow: fi, node: src, dst_node: dst, dst_agent, gen: UdpGen::OnOff(gen), rng, stop, pkts_sent: 0 }));
+                    apps.push(App::Udp(Box::new(UdpSource { flow: fi, node: src, dst_node: dst, dst_agent, gen: UdpGen::OnOff(gen), rng, stop, pkts_sent: 0 })));
                 }
                 AppConfig::Cbr { flow, start_s, stop_s, rate_bps, packet_size } => {
                     let fi = flow_of(format!("{f}.flow"), flow)?;
@@ -570,7 +618,7 @@ impl Simulation {
                     flows[fi as usize].udp_src_app = Some(ai);
                     sched.at(SimTime::from_secs_f64(s0), Event::App { app: ai, token: 0 });
                     let rng = Rng::for_source(cfg.seed, &format!("cbr:{flow}"));
-                    apps.push(App::Udp(UdpSource { flow: fi, node: src, dst_node: dst, dst_agent, gen: UdpGen::Cbr(gen), rng, stop, pkts_sent: 0 }));
+                    apps.push(App::Udp(Box::new(UdpSource { flow: fi, node: src, dst_node: dst, dst_agent, gen: UdpGen::Cbr(gen), rng, stop, pkts_sent: 0 })));
                 }
             }
         }

@@ -80,6 +80,27 @@ fn run(py: Python<'_>, config_json: &str) -> PyResult<String> {
     }
 }
 
+/// Memory of a built, idle simulation: JSON with `rss_before_bytes`, `rss_after_bytes`,
+/// `tcp_connections` and `bytes_per_connection`, or `null` where the resident set cannot
+/// be read (non-Linux). Meant for a fresh process (`shortflow bench` runs it in one).
+#[pyfunction]
+fn idle_footprint(config_json: &str) -> PyResult<String> {
+    guard("idle_footprint", || {
+        let cfg = parse_config(config_json)?;
+        let fp = shortflow_core::idle_footprint(&cfg).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let v = match fp {
+            Some(f) => serde_json::json!({
+                "rss_before_bytes": f.rss_before_bytes,
+                "rss_after_bytes": f.rss_after_bytes,
+                "tcp_connections": f.tcp_connections,
+                "bytes_per_connection": f.bytes_per_connection(),
+            }),
+            None => serde_json::Value::Null,
+        };
+        Ok(v.to_string())
+    })
+}
+
 /// Parse a configuration with every serde default filled in and serialise it again:
 /// the full effective configuration (the cache key of a sweep task hashes this text).
 #[pyfunction]
@@ -175,6 +196,7 @@ fn version() -> &'static str {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(idle_footprint, m)?)?;
     m.add_function(wrap_pyfunction!(cwnd_opt, m)?)?;
     m.add_function(wrap_pyfunction!(cwnd_opt_detail, m)?)?;
     m.add_function(wrap_pyfunction!(f_e, m)?)?;

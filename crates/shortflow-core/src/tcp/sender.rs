@@ -79,7 +79,8 @@ pub struct TcpSender {
     pub cc: AnyCc,
     pub rtt: RttEstimator,
     pub startup: AnyStartup,
-    pacer: Option<Pacer>,
+    /// Boxed: only a pacing start-up (TCP/SPAND) has one, for its first window.
+    pacer: Option<Box<Pacer>>,
     // ns-2 sequence state
     pub t_seqno: i64,
     pub curseq: i64,
@@ -245,7 +246,7 @@ impl TcpSender {
             timeouts: 0,
             initial_cwnd: self.tcb.cwnd,
         });
-        self.pacer = pacer;
+        self.pacer = pacer.map(Box::new);
         if self.pacer.is_none() {
             self.pace_timer.cancel();
         }

@@ -20,8 +20,9 @@
 //!    `seq` always increases, so `(now + delta, seq)` increases. Every link sends a
 //!    packet of a given size exactly `tx_time + delay` ahead, so a dumbbell's arrivals
 //!    fall into about four such offsets (data and acks, access links and bottleneck),
-//!    whatever the number of hosts. Each offset gets a FIFO *lane* (found through a
-//!    small direct-mapped hash table); only the lane's head sits in the heap. An arrival
+//!    whatever the number of hosts. Each offset gets a FIFO *lane* (the lanes form a
+//!    small direct-mapped hash table keyed by offset); only the lane's head sits in
+//!    the heap. An arrival
 //!    joins a lane only if its key is greater than the lane's last key -- checked every
 //!    time, so nothing relies on the argument above for correctness -- and otherwise
 //!    (a hash collision with another offset's busy lane, an out-of-order `at_seq`)
@@ -54,7 +55,6 @@
 //! 20-flow dumbbell the main heap holds ~4.5 entries on average and the timer heap 20.
 
 use crate::time::SimTime;
-use std::collections::VecDeque;
 
 /// Index of a packet in the packet arena.
 pub type PktId = u32;
@@ -116,15 +116,76 @@ struct LaneEv {
 
 /// A FIFO of arrivals that were all scheduled `delta` ns ahead of the clock (an idle
 /// lane may be taken over by another offset).
-#[derive(Default)]
+///
+/// A ring buffer of power-of-two size rather than a `VecDeque`: indices wrap with a
+/// mask, and the key of the newest arrival is kept next to the header, so the
+/// "does it keep the lane sorted" test of `insert_arrival` reads no buffer memory.
+/// The buffer only grows (doubling), so the hot path never allocates.
 struct Lane {
-    q: VecDeque<LaneEv>,
+    buf: Box<[LaneEv]>,
+    /// Index of the oldest arrival, and number of arrivals queued.
+    head: usize,
+    len: usize,
     delta: u64,
+    /// Key of the newest arrival (meaningful while `len > 0`).
+    back_time: u64,
+    back_seq: u64,
 }
 
-/// Size of the direct-mapped table from `delta` to lane (a power of two).
+impl Lane {
+    const EMPTY: LaneEv = LaneEv { time: 0, seq: 0, link: 0, pkt: 0 };
+
+    /// An unused lane: no buffer until its first arrival.
+    fn new() -> Self {
+        Lane { buf: Box::new([]), head: 0, len: 0, delta: 0, back_time: 0, back_seq: 0 }
+    }
+
+    #[inline(always)]
+    fn mask(&self) -> usize {
+        self.buf.len() - 1
+    }
+
+    #[inline(always)]
+    fn push_back(&mut self, e: LaneEv) {
+        if self.len == self.buf.len() {
+            self.grow();
+        }
+        let i = (self.head + self.len) & self.mask();
+        self.buf[i] = e;
+        self.len += 1;
+        self.back_time = e.time;
+        self.back_seq = e.seq;
+    }
+
+    /// Remove the oldest arrival (the lane must be non-empty); returns it and the new
+    /// oldest one, if any.
+    #[inline(always)]
+    fn pop_front(&mut self) -> (LaneEv, Option<LaneEv>) {
+        debug_assert!(self.len > 0, "lane in heap is non-empty");
+        let e = self.buf[self.head];
+        self.head = (self.head + 1) & self.mask();
+        self.len -= 1;
+        (e, (self.len > 0).then(|| self.buf[self.head]))
+    }
+
+    /// Double the buffer (64 entries to start with), keeping the order (oldest first
+    /// at index 0).
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        let n = self.buf.len();
+        let mut nb = vec![Self::EMPTY; (2 * n).max(64)].into_boxed_slice();
+        for (k, slot) in nb.iter_mut().take(self.len).enumerate() {
+            *slot = self.buf[(self.head + k) & self.mask()];
+        }
+        self.buf = nb;
+        self.head = 0;
+    }
+}
+
+/// Number of lanes: the size of the direct-mapped table from `delta` to lane (a power
+/// of two).
 const LANE_TAB: usize = 256;
-const NO_LANE: u32 = u32::MAX;
 
 /// Slot of offset `delta` in the lane table (multiplicative hashing).
 #[inline(always)]
@@ -168,9 +229,10 @@ pub struct Scheduler {
     /// Entries of `Timer` slots, kept apart (see the module docs).
     theap: Heap,
     /// FIFOs of arrivals (see the module docs).
-    lanes: Vec<Lane>,
-    /// Direct-mapped table: hash of `delta` -> index into `lanes` (or `NO_LANE`).
-    lane_tab: Box<[u32; LANE_TAB]>,
+    /// Direct-mapped: an arrival `delta` ahead goes to lane `lane_slot(delta)` (if that
+    /// lane is idle or holds the same offset). Indexing the lanes by the hash directly
+    /// saves a table lookup on every arrival; an unused lane holds no buffer.
+    lanes: Box<[Lane; LANE_TAB]>,
     /// Packet of the next arrival in the lane popped last (`NO_PKT` if none).
     hint: PktId,
     timers: Vec<TimerSlot>,
@@ -193,8 +255,12 @@ impl Scheduler {
         Scheduler {
             heap: Heap(Vec::with_capacity(256)),
             theap: Heap(Vec::with_capacity(64)),
-            lanes: Vec::new(),
-            lane_tab: Box::new([NO_LANE; LANE_TAB]),
+            lanes: (0..LANE_TAB)
+                .map(|_| Lane::new())
+                .collect::<Vec<_>>()
+                .into_boxed_slice()
+                .try_into()
+                .unwrap_or_else(|_| unreachable!("LANE_TAB lanes")),
             hint: NO_PKT,
             timers: Vec::new(),
             now: SimTime::ZERO,
@@ -293,10 +359,9 @@ impl Scheduler {
             } else {
                 match top.sk & KIND_MASK {
                     K_LANE => {
-                        let lane = &mut self.lanes[top.a as usize].q;
-                        let e = lane.pop_front().expect("lane in heap is non-empty");
+                        let (e, next) = self.lanes[top.a as usize].pop_front();
                         debug_assert!(e.time == top.time && e.seq == top.seq());
-                        match lane.front() {
+                        match next {
                             // The lane's next arrival becomes its representative.
                             Some(n) => {
                                 let (t, s) = (n.time, n.seq << KIND_BITS | K_LANE);
@@ -352,8 +417,8 @@ impl Scheduler {
 
     /// Queued entries (arrivals in lanes, other events, timer entries).
     pub fn pending(&self) -> usize {
-        let lanes: usize = self.lanes.iter().map(|l| l.q.len()).sum();
-        let heads = self.lanes.iter().filter(|l| !l.q.is_empty()).count();
+        let lanes: usize = self.lanes.iter().map(|l| l.len).sum();
+        let heads = self.lanes.iter().filter(|l| l.len > 0).count();
         self.heap.0.len() + self.theap.0.len() - heads + lanes
     }
 
@@ -383,42 +448,24 @@ impl Scheduler {
     fn insert_arrival(&mut self, time: u64, seq: u64, link: u32, pkt: PktId) {
         let delta = time.wrapping_sub(self.now.0);
         let h = lane_slot(delta);
-        let li = self.lane_tab[h];
-        if let Some(lane) = self.lanes.get_mut(li as usize) {
-            if lane.delta == delta {
-                match lane.q.back() {
-                    Some(b) if (b.time, b.seq) < (time, seq) => {
-                        lane.q.push_back(LaneEv { time, seq, link, pkt });
-                        return;
-                    }
-                    Some(_) => {}
-                    None => {
-                        lane.q.push_back(LaneEv { time, seq, link, pkt });
-                        self.heap.push(Entry { time, sk: seq << KIND_BITS | K_LANE, a: li, b: 0 });
-                        return;
-                    }
-                }
-            }
+        let lane = &mut self.lanes[h];
+        if lane.len > 0 && lane.delta == delta && (lane.back_time, lane.back_seq) < (time, seq) {
+            lane.push_back(LaneEv { time, seq, link, pkt });
+            return;
         }
         self.insert_arrival_slow(h, delta, time, seq, link, pkt);
     }
 
-    /// `insert_arrival` when the table slot is empty, holds another offset, or the
-    /// arrival would not keep the lane sorted.
-    #[cold]
+    /// `insert_arrival` when the lane is idle, holds another offset, or the arrival
+    /// would not keep it sorted.
     #[inline(never)]
     fn insert_arrival_slow(&mut self, h: usize, delta: u64, time: u64, seq: u64, link: u32, pkt: PktId) {
-        let mut li = self.lane_tab[h];
-        if li == NO_LANE {
-            li = self.lanes.len() as u32;
-            self.lanes.push(Lane { q: VecDeque::with_capacity(64), delta });
-            self.lane_tab[h] = li;
-        }
-        let lane = &mut self.lanes[li as usize];
-        if lane.q.is_empty() {
+        let lane = &mut self.lanes[h];
+        let li = h as u32;
+        if lane.len == 0 {
             // A new lane, or an idle one taken over for this offset.
             lane.delta = delta;
-            lane.q.push_back(LaneEv { time, seq, link, pkt });
+            lane.push_back(LaneEv { time, seq, link, pkt });
             self.heap.push(Entry { time, sk: seq << KIND_BITS | K_LANE, a: li, b: 0 });
         } else {
             // Another offset's busy lane, or out of lane order: an ordinary heap entry

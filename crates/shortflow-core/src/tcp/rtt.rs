@@ -32,6 +32,46 @@ pub struct RttEstimator {
     pub boot_time: f64,
 }
 
+/// C `fmod(x, y)`, bit for bit the same as Rust's `x % y`, but several times faster
+/// for the operands `update` sees (positive normal numbers of similar magnitude).
+///
+/// Why it is exact: for positive finite `x = mx * 2^ex` and `y = my * 2^ey` (integer
+/// significands), `fmod` returns the exact real remainder `x - trunc(x/y) * y`, which
+/// is always representable. With `e = min(ex, ey)` both are integers times `2^e`, and
+/// that remainder is `((mx << (ex - e)) mod (my << (ey - e))) * 2^e` -- an integer
+/// remainder below `my << (ey - e)`. In the branches below that integer is below 2^53
+/// or 2^64 (see each) and is scaled by an exact power of two, so converting it back
+/// to `f64` is exact. Everything else (zero, subnormals, signs, infinities, NaN, huge
+/// exponent gaps) falls back to `%`. Tested against `%` on random operands below.
+#[inline]
+fn fmod(x: f64, y: f64) -> f64 {
+    const MANT: u64 = (1 << 52) - 1;
+    let (bx, by) = (x.to_bits(), y.to_bits());
+    // Biased exponents; values >= 2048 mean a negative sign, 2047 is inf/NaN, 0 is
+    // zero/subnormal. Exponents below 60 are excluded so `2^e` below stays normal.
+    let (ex, ey) = ((bx >> 52) as i32, (by >> 52) as i32);
+    if !(60..=2046).contains(&ex) || !(60..=2046).contains(&ey) {
+        return x % y;
+    }
+    let mx = (bx & MANT) | 1 << 52;
+    let my = (by & MANT) | 1 << 52;
+    let (r, e) = if ex >= ey {
+        // `mx << (ex - ey)` < 2^127; the remainder is below `my` < 2^53.
+        if ex - ey > 74 {
+            return x % y;
+        }
+        ((((mx as u128) << (ex - ey)) % my as u128) as u64, ey)
+    } else {
+        // `my << (ey - ex)` < 2^64; the remainder is `mx` reduced once at most, < 2^53.
+        if ey - ex > 11 {
+            return x % y;
+        }
+        (mx % (my << (ey - ex)), ex)
+    };
+    // r * 2^(e - 1075): a product by a normal power of two (e - 52 >= 8), exact.
+    r as f64 * f64::from_bits(((e - 52) as u64) << 52)
+}
+
 impl RttEstimator {
     pub fn new(p: &RttParams, boot_time: f64) -> Self {
         let mut r = RttEstimator { t_rtt: 0, t_srtt: 0, t_rttvar: 0, t_rtxcur: 0.0, t_backoff: 1, boot_time };
@@ -52,7 +92,7 @@ impl RttEstimator {
     pub fn update(&mut self, p: &RttParams, now: f64, tao: f64) {
         let mut sendtime = now - tao;
         sendtime += self.boot_time;
-        let tickoff = sendtime % p.tick; // C fmod
+        let tickoff = fmod(sendtime, p.tick);
         self.t_rtt = ((tao + tickoff) / p.tick) as i32;
         if self.t_rtt < 1 {
             self.t_rtt = 1;
@@ -174,6 +214,38 @@ mod tests {
         // rtxcur = ((20 << 3) + 80) >> 3 = 30 ticks
         assert_eq!(r.t_rtxcur, 30.0 / 64.0);
         assert_eq!(r.timeout(&p), 30.0 / 64.0);
+    }
+
+    #[test]
+    fn fast_fmod_equals_rem_operator() {
+        let mut st = 0x1234_5678_9abc_def1u64;
+        let mut rnd = || {
+            st ^= st << 13;
+            st ^= st >> 7;
+            st ^= st << 17;
+            st
+        };
+        for i in 0..400_000u64 {
+            let r = rnd();
+            let x = match i % 5 {
+                0 => (r >> 11) as f64 / (1u64 << 53) as f64 * 1000.0,
+                1 => f64::from_bits(r >> 1),
+                2 => (r % 100_000) as f64 * 0.01 + 0.003,
+                3 => -((r >> 11) as f64) * 1e-9,
+                _ => (r >> 11) as f64 * 1e-9,
+            };
+            let y = match i % 3 {
+                0 => 0.01,
+                1 => 0.1,
+                _ => f64::from_bits(r.rotate_left(17) >> 1),
+            };
+            let (want, got) = (x % y, fmod(x, y));
+            assert!(want.to_bits() == got.to_bits() || (want.is_nan() && got.is_nan()), "fmod({x:e}, {y:e})");
+        }
+        for (x, y) in [(0.0, 0.01), (1.0, 0.01), (1e300, 1e-300), (5e-324, 0.01), (f64::INFINITY, 1.0), (1.0, 0.0)] {
+            let (want, got) = (x % y, fmod(x, y));
+            assert!(want.to_bits() == got.to_bits() || (want.is_nan() && got.is_nan()), "fmod({x:e}, {y:e})");
+        }
     }
 
     #[test]

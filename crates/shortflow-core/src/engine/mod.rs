@@ -356,40 +356,32 @@ impl Scheduler {
                 let ev = Event::Timer { agent: slot.agent, timer: slot.timer, gen: slot.gen };
                 self.theap.remove_top();
                 ev
+            } else if top.sk & KIND_MASK == K_LANE {
+                // Most events are lane heads: tested first, with a plain (well
+                // predicted) branch rather than through the jump table below.
+                let (e, next) = self.lanes[top.a as usize].pop_front();
+                debug_assert!(e.time == top.time && e.seq == top.seq());
+                match next {
+                    // The lane's next arrival becomes its representative.
+                    Some(n) => {
+                        let (t, s) = (n.time, n.seq << KIND_BITS | K_LANE);
+                        self.hint = n.pkt;
+                        self.heap.replace_top(Entry { time: t, sk: s, a: top.a, b: 0 });
+                    }
+                    None => {
+                        self.hint = NO_PKT;
+                        self.heap.remove_top();
+                    }
+                }
+                Event::Arrive { link: e.link, pkt: e.pkt }
             } else {
+                self.heap.remove_top();
                 match top.sk & KIND_MASK {
-                    K_LANE => {
-                        let (e, next) = self.lanes[top.a as usize].pop_front();
-                        debug_assert!(e.time == top.time && e.seq == top.seq());
-                        match next {
-                            // The lane's next arrival becomes its representative.
-                            Some(n) => {
-                                let (t, s) = (n.time, n.seq << KIND_BITS | K_LANE);
-                                self.hint = n.pkt;
-                                self.heap.replace_top(Entry { time: t, sk: s, a: top.a, b: 0 });
-                            }
-                            None => {
-                                self.hint = NO_PKT;
-                                self.heap.remove_top();
-                            }
-                        }
-                        Event::Arrive { link: e.link, pkt: e.pkt }
-                    }
-                    K_ARRIVE => {
-                        self.heap.remove_top();
-                        Event::Arrive { link: top.a, pkt: top.b }
-                    }
-                    K_TXDONE => {
-                        self.heap.remove_top();
-                        Event::TxDone { link: top.a }
-                    }
-                    K_RAWTIMER => {
-                        self.heap.remove_top();
-                        Event::Timer { agent: top.a, timer: (top.sk >> 4) as u8, gen: top.b }
-                    }
+                    K_ARRIVE => Event::Arrive { link: top.a, pkt: top.b },
+                    K_TXDONE => Event::TxDone { link: top.a },
+                    K_RAWTIMER => Event::Timer { agent: top.a, timer: (top.sk >> 4) as u8, gen: top.b },
                     _ => {
                         debug_assert_eq!(top.sk & KIND_MASK, K_APP);
-                        self.heap.remove_top();
                         Event::App { app: top.a, token: top.b }
                     }
                 }
@@ -449,24 +441,13 @@ impl Scheduler {
         let delta = time.wrapping_sub(self.now.0);
         let h = lane_slot(delta);
         let lane = &mut self.lanes[h];
-        if lane.len > 0 && lane.delta == delta && (lane.back_time, lane.back_seq) < (time, seq) {
-            lane.push_back(LaneEv { time, seq, link, pkt });
-            return;
-        }
-        self.insert_arrival_slow(h, delta, time, seq, link, pkt);
-    }
-
-    /// `insert_arrival` when the lane is idle, holds another offset, or the arrival
-    /// would not keep it sorted.
-    #[inline(never)]
-    fn insert_arrival_slow(&mut self, h: usize, delta: u64, time: u64, seq: u64, link: u32, pkt: PktId) {
-        let lane = &mut self.lanes[h];
-        let li = h as u32;
         if lane.len == 0 {
-            // A new lane, or an idle one taken over for this offset.
+            // An idle lane (never used, or drained) is taken over for this offset.
             lane.delta = delta;
             lane.push_back(LaneEv { time, seq, link, pkt });
-            self.heap.push(Entry { time, sk: seq << KIND_BITS | K_LANE, a: li, b: 0 });
+            self.heap.push(Entry { time, sk: seq << KIND_BITS | K_LANE, a: h as u32, b: 0 });
+        } else if lane.delta == delta && (lane.back_time, lane.back_seq) < (time, seq) {
+            lane.push_back(LaneEv { time, seq, link, pkt });
         } else {
             // Another offset's busy lane, or out of lane order: an ordinary heap entry
             // (still exact, just slower).

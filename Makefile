@@ -1,6 +1,6 @@
 # shortflow — the two commands a new user needs:
 #   make demo   install everything, run a reduced TCP/SPAND Fig. 10 experiment, write out/demo/report.html
-#   make test   Rust unit + ns-2 golden tests, then the Python test suite
+#   make test   Rust unit + ns-2 golden tests, the Python test suite, and the quick TCP/SPAND reproduction
 # Everything is installed into ./.venv (Python) and ./target (Rust); nothing global but apt/rustup if missing.
 
 PYTHON ?= python3
@@ -10,7 +10,7 @@ VPIP   := $(VPY) -m pip
 SF     := $(VENV)/bin/shortflow
 CARGO  ?= cargo
 
-.PHONY: all install native demo test test-rust test-python bench goldens repro-spand clean
+.PHONY: all install native demo test test-rust test-python test-repro bench goldens repro-spand clean
 
 all: install
 
@@ -34,13 +34,20 @@ demo: install
 	$(SF) repro spand --demo --out out/demo
 	@echo "report: out/demo/report.html"
 
-test: test-rust test-python
+test: test-rust test-python test-repro
 
 test-rust:
 	$(CARGO) test --release -p shortflow-core
 
 test-python: install
 	$(VPY) -m pytest -q tests/python
+
+# The TCP/SPAND reproduction end to end at reduced size (about a minute on 2 cores):
+# every figure and every claim must be produced (claims may fail; that is reported).
+test-repro: install
+	rm -rf out/ci-repro-quick
+	$(SF) repro spand --quick --no-progress --out out/ci-repro-quick
+	$(VPY) -c "import json, sys; c = json.load(open('out/ci-repro-quick/claims.json'))['counts']; print('claims:', c); sys.exit(1 if c['skipped'] or c['evaluated'] < c['claims'] - 1 else 0)"
 
 # ---- more -------------------------------------------------------------------
 bench: install

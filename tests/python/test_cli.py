@@ -218,6 +218,10 @@ def test_bench_json_without_ns(core, examples: Path, tmp_path: Path) -> None:
     assert set(d["workloads"]) == {"a", "b", "c"}
     for w in d["workloads"].values():
         assert w["pkts_per_s"] > 0 and w["ns2_pkts_per_s"] is None and w["ratio"] is None
+    c = d["workloads"]["c"]
+    if sys.platform.startswith("linux"):  # the resident set is read from /proc
+        assert c["tcp_connections"] >= 1
+        assert c["idle_bytes_per_conn"] >= 0 and c["idle_bytes_per_conn_with_hosts"] >= 0
 
 
 def test_bench_with_fake_ns(core, examples: Path, tmp_path: Path, monkeypatch) -> None:

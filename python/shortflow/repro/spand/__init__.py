@@ -124,7 +124,8 @@ def run(out: str | Path, mode: str = "full", jobs: int = 2, *, settings: Optiona
     """Run the reproduction into ``out`` and return its claims. ``settings`` replaces the
     mode's preset (e.g. ``MODES["demo"].with_(rounds=2, seeds=[1], n_grid=[1, 2])``)."""
     from ... import __version__
-    from .output import plot_friendliness, plot_schemes, write_claims_json, write_csv, write_report
+    from .output import (plot_friendliness, plot_schemes, write_claims_json, write_claims_markdown, write_csv,
+                         write_report)
     from .theory import fig5_frame, plot_fig5
 
     if mode not in MODES:
@@ -169,5 +170,6 @@ def run(out: str | Path, mode: str = "full", jobs: int = 2, *, settings: Optiona
                           datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     report.wall_s = time.perf_counter() - t0
     write_claims_json(report, out / "claims.json")
+    write_claims_markdown(report, out / "claims.md")
     write_report(report, out / "report.html")
     return report

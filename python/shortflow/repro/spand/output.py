@@ -140,6 +140,31 @@ def write_claims_json(report: "ClaimsReport", path: Path) -> Path:
     return path
 
 
+def write_claims_markdown(report: "ClaimsReport", path: Path) -> Path:
+    """The claims table as Markdown (``claims.md``): paper statement, criterion, our
+    measurement and both verdicts, one row per claim."""
+    r = report
+    v = {True: "pass", False: "**FAIL**", None: "–"}
+    cell = lambda t: str(t).replace("|", "\\|").replace("\n", " ")  # noqa: E731
+    d = r.to_dict()
+    lines = [
+        f"Mode `{r.mode}`: {d['runs']} simulation runs taking {d['simulation_s']:.0f} s of simulation time in all; "
+        f"{d['computed_now']} of them computed by this invocation ({r.wall_s:.0f} s wall, {r.jobs} jobs), the rest "
+        f"taken from the sweep cache. shortflow {r.version}, {r.generated}. Settings: `{json.dumps(r.settings)}`.",
+        "",
+        f"{d['counts']['pass']} of {d['counts']['evaluated']} evaluated claims pass tolerantly, "
+        f"{d['counts']['strict_pass']} strictly; {d['counts']['skipped']} skipped.",
+        "",
+        "| claim | figure | paper says | criterion | we measured | strict | tolerant |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for c in r.claims:
+        lines.append(f"| `{c.id}` | {cell(c.figure)} | {cell(c.paper)} | {cell(c.criterion)} | {cell(c.summary)} | "
+                     f"{v[c.strict_pass]} | {v[c.passed]} |")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
 # --- HTML ---------------------------------------------------------------------------------------
 
 _EXTRA_CSS = """

@@ -182,8 +182,9 @@ fn compare_ack_sequences(flow: usize, gold: &[GAck], ours: &[(u64, i64)], report
 /// leave r2->r1 in the opposite order, 200 us apart, and two later acks of flow 2 shift by
 /// one data-packet time before the runs rejoin; drops, final acks and byte counts are
 /// identical. For this scenario the per-ack comparison is exact up to the tie; every
-/// other check applies unchanged. Fix planned: break equal-ns ties by an ns-2-style
-/// double "shadow clock" (see the note on issue 3).
+/// other check applies unchanged. Not reproduced on purpose: the engine's rule is
+/// integer-nanosecond time with ties fired in scheduling order; matching ns-2 here would
+/// need a shadow double clock deciding ties by ns-2's rounding, i.e. a different rule.
 const KNOWN_TIES: &[(&str, u64)] = &[("dumbbell_tahoe_4_delack", 32_320_472_000)];
 
 /// Cut both ack traces at the documented tie of `scenario`, if it has one.

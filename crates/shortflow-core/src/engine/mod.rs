@@ -77,7 +77,7 @@ const K_ARRIVE: u64 = 0; // a = link, b = pkt (an arrival that did not fit its l
 const K_TXDONE: u64 = 1; // a = link
 const K_TIMER: u64 = 2; // a = timer slot
 const K_APP: u64 = 3; // a = app, b = token
-const K_LANE: u64 = 4; // a = lane (= link); the event is the lane's head
+const K_LANE: u64 = 4; // a = link, b = pkt of the lane's head, lane in bits 4..12 of `sk`
 const K_RAWTIMER: u64 = 5; // a = agent, b = gen, timer id in bits 4..12 of `sk`
 /// Low bits of `sk` below the sequence number: kind (4 bits), then a raw timer's id
 /// (8 bits). Sequence numbers must stay below 2^52 (~4.5e15 events).
@@ -157,15 +157,15 @@ impl Lane {
         self.back_seq = e.seq;
     }
 
-    /// Remove the oldest arrival (the lane must be non-empty); returns it and the new
-    /// oldest one, if any.
+    /// Remove the oldest arrival (the lane must be non-empty; its heap entry carries
+    /// the arrival, see `lane_entry`, so it is not read here); returns the new oldest
+    /// one, if any.
     #[inline(always)]
-    fn pop_front(&mut self) -> (LaneEv, Option<LaneEv>) {
+    fn pop_front(&mut self) -> Option<LaneEv> {
         debug_assert!(self.len > 0, "lane in heap is non-empty");
-        let e = self.buf[self.head];
         self.head = (self.head + 1) & self.mask();
         self.len -= 1;
-        (e, (self.len > 0).then(|| self.buf[self.head]))
+        (self.len > 0).then(|| self.buf[self.head])
     }
 
     /// Double the buffer (64 entries to start with), keeping the order (oldest first
@@ -193,18 +193,15 @@ fn lane_slot(delta: u64) -> usize {
     (delta.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - LANE_TAB.trailing_zeros())) as usize
 }
 
-/// Hint the CPU to bring `*r` into cache. No effect on results.
+/// The heap entry representing lane `h` whose oldest arrival is `e`: keyed by `e`,
+/// and carrying `e`'s link and packet so that popping it needs no lane buffer read
+/// to produce the event. The lane index rides in bits 4..12 of `sk` (`LANE_TAB` is
+/// 2^8); below the sequence number, so the order is unchanged.
 #[inline(always)]
-pub(crate) fn prefetch<T>(r: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `_mm_prefetch` is only a cache hint (it never faults) and SSE is part of
-    // the x86_64 baseline; the address comes from a valid reference anyway.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(r as *const T as *const i8)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = r;
+fn lane_entry(h: usize, e: LaneEv) -> Entry {
+    Entry { time: e.time, sk: e.seq << KIND_BITS | (h as u64) << 4 | K_LANE, a: e.link, b: e.pkt }
 }
+const _: () = assert!(LANE_TAB <= 1 << (KIND_BITS - 4), "lane index must fit in sk bits 4..12");
 
 /// State of one [`Timer`]'s scheduler slot.
 #[derive(Clone, Copy, Debug)]
@@ -233,8 +230,6 @@ pub struct Scheduler {
     /// lane is idle or holds the same offset). Indexing the lanes by the hash directly
     /// saves a table lookup on every arrival; an unused lane holds no buffer.
     lanes: Box<[Lane; LANE_TAB]>,
-    /// Packet of the next arrival in the lane popped last (`NO_PKT` if none).
-    hint: PktId,
     timers: Vec<TimerSlot>,
     now: SimTime,
     seq: u64,
@@ -261,7 +256,6 @@ impl Scheduler {
                 .into_boxed_slice()
                 .try_into()
                 .unwrap_or_else(|_| unreachable!("LANE_TAB lanes")),
-            hint: NO_PKT,
             timers: Vec::new(),
             now: SimTime::ZERO,
             seq: 0,
@@ -359,21 +353,20 @@ impl Scheduler {
             } else if top.sk & KIND_MASK == K_LANE {
                 // Most events are lane heads: tested first, with a plain (well
                 // predicted) branch rather than through the jump table below.
-                let (e, next) = self.lanes[top.a as usize].pop_front();
-                debug_assert!(e.time == top.time && e.seq == top.seq());
-                match next {
+                // The entry carries the head arrival itself (see `lane_entry`), so the
+                // event does not wait for a load from the lane's buffer.
+                let h = (top.sk >> 4) as usize & (LANE_TAB - 1);
+                debug_assert!({
+                    let l = &self.lanes[h];
+                    let e = l.buf[l.head];
+                    e.time == top.time && e.seq == top.seq() && e.link == top.a && e.pkt == top.b
+                });
+                match self.lanes[h].pop_front() {
                     // The lane's next arrival becomes its representative.
-                    Some(n) => {
-                        let (t, s) = (n.time, n.seq << KIND_BITS | K_LANE);
-                        self.hint = n.pkt;
-                        self.heap.replace_top(Entry { time: t, sk: s, a: top.a, b: 0 });
-                    }
-                    None => {
-                        self.hint = NO_PKT;
-                        self.heap.remove_top();
-                    }
+                    Some(n) => self.heap.replace_top(lane_entry(h, n)),
+                    None => self.heap.remove_top(),
                 }
-                Event::Arrive { link: e.link, pkt: e.pkt }
+                Event::Arrive { link: top.a, pkt: top.b }
             } else {
                 self.heap.remove_top();
                 match top.sk & KIND_MASK {
@@ -398,13 +391,6 @@ impl Scheduler {
         if t > self.now {
             self.now = t;
         }
-    }
-
-    /// A packet that arrives soon (the next one in the arrival lane the current event
-    /// came from), if any: a hint for prefetching, with no effect on the schedule.
-    #[inline]
-    pub fn upcoming_arrival(&self) -> Option<PktId> {
-        (self.hint != NO_PKT).then_some(self.hint)
     }
 
     /// Queued entries (arrivals in lanes, other events, timer entries).
@@ -444,8 +430,9 @@ impl Scheduler {
         if lane.len == 0 {
             // An idle lane (never used, or drained) is taken over for this offset.
             lane.delta = delta;
-            lane.push_back(LaneEv { time, seq, link, pkt });
-            self.heap.push(Entry { time, sk: seq << KIND_BITS | K_LANE, a: h as u32, b: 0 });
+            let e = LaneEv { time, seq, link, pkt };
+            lane.push_back(e);
+            self.heap.push(lane_entry(h, e));
         } else if lane.delta == delta && (lane.back_time, lane.back_seq) < (time, seq) {
             lane.push_back(LaneEv { time, seq, link, pkt });
         } else {
@@ -562,7 +549,6 @@ impl Heap {
 }
 
 const NO_SLOT: u32 = u32::MAX;
-const NO_PKT: PktId = PktId::MAX;
 
 /// A cancellable one-shot timer owned by an agent.
 ///

@@ -92,16 +92,6 @@ impl PacketPool {
         &mut self.slots[id as usize]
     }
 
-    /// Hint the CPU to load packet `id` into cache (no effect on results). Packets in
-    /// flight on a long link are cold when they arrive; prefetching the next arrival of
-    /// a link while handling the current one hides that miss.
-    #[inline]
-    pub fn prefetch(&self, id: PktId) {
-        if let Some(p) = self.slots.get(id as usize) {
-            crate::engine::prefetch(p);
-        }
-    }
-
     /// Packets currently alive (allocated and not freed).
     pub fn live(&self) -> usize {
         self.slots.len() - self.free.len()

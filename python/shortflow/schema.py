@@ -145,16 +145,20 @@ def _tagged(default: str | None = None, aliases: dict[str, str] | None = None):
     return Discriminator(tag)
 
 
-def _kind_shorthand(data: Any) -> Any:
-    if isinstance(data, str):
-        return {"kind": data}
-    return data
+class KindModel(Model):
+    """A model chosen by its ``kind``: a bare string is shorthand for ``{kind = "..."}``."""
+
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        if isinstance(data, str):
+            return {"kind": data}
+        return data
 
 
 # --- queues -----------------------------------------------------------------------
 
 
-class DropTailQueue(Model):
+class DropTailQueue(KindModel):
     """ns-2 ``Queue/DropTail``. ``queue = 10`` is shorthand for ``{kind = "droptail", limit = 10}``."""
 
     kind: Literal["droptail", "drop_tail"] = "droptail"
@@ -165,10 +169,10 @@ class DropTailQueue(Model):
     def _shorthand(cls, data: Any) -> Any:
         if isinstance(data, int) and not isinstance(data, bool):
             return {"kind": "droptail", "limit": data}
-        return _kind_shorthand(data)
+        return super()._shorthand(data)
 
 
-class RedQueue(Model):
+class RedQueue(KindModel):
     """ns-2 ``Queue/RED`` with ns-2.35 names; omitted knobs keep the ns-2.35 defaults."""
 
     kind: Literal["red"]
@@ -193,20 +197,12 @@ class RedQueue(Model):
     idle_pktsize: Optional[Bytes] = None
     cautious: Optional[Annotated[int, Field(ge=0, le=3)]] = None
 
-    @classmethod
-    def _shorthand(cls, data: Any) -> Any:
-        return _kind_shorthand(data)
 
-
-class DropPriorityQueue(Model):
+class DropPriorityQueue(KindModel):
     """Drop-tail FIFO dropping low-priority packets first (TCP Fast Start)."""
 
     kind: Literal["drop_priority", "droppriority"]
     limit: Optional[PosInt] = None
-
-    @classmethod
-    def _shorthand(cls, data: Any) -> Any:
-        return _kind_shorthand(data)
 
 
 Queue = Annotated[
@@ -352,34 +348,25 @@ class SinkOptions(Model):
 # --- start-up policies ------------------------------------------------------------
 
 
-class Ns2Startup(Model):
+class Ns2Startup(KindModel):
     """Plain ns-2 behaviour (``windowInit_``, slow-start restart per the TCP knobs)."""
 
     kind: Literal["ns2"]
-    @classmethod
-    def _shorthand(cls, data: Any) -> Any:
-        return _kind_shorthand(data)
 
 
-class IdleRestartStartup(Model):
+class IdleRestartStartup(KindModel):
     """Slow-start restart after an idle period >= RTO (the "ssr" schemes)."""
 
     kind: Literal["idle_restart"]
-    @classmethod
-    def _shorthand(cls, data: Any) -> Any:
-        return _kind_shorthand(data)
 
 
-class NoRestartStartup(Model):
+class NoRestartStartup(KindModel):
     """No restart: cwnd carries over idle periods (the "nssr" schemes)."""
 
     kind: Literal["no_restart"]
-    @classmethod
-    def _shorthand(cls, data: Any) -> Any:
-        return _kind_shorthand(data)
 
 
-class SpandStartup(Model):
+class SpandStartup(KindModel):
     """TCP/SPAND: ask the performance gateway, start in congestion avoidance at cwnd_opt."""
 
     kind: Literal["spand"]
@@ -393,10 +380,6 @@ class SpandStartup(Model):
     infeasible_policy: Optional[Literal["eq2", "one"]] = None
     report: Optional[bool] = None
     max_window: Optional[NonNegInt] = None
-
-    @classmethod
-    def _shorthand(cls, data: Any) -> Any:
-        return _kind_shorthand(data)
 
 
 Startup = Annotated[

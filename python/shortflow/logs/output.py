@@ -6,10 +6,22 @@ import csv
 import json
 import os
 from pathlib import Path
+from typing import Iterable
 
 from .analyze import LogReport
 
 __all__ = ["plot_fig6", "plot_fig7", "write_outputs"]
+
+
+def _write_cdf(p: Path, x_name: str, cdf: tuple[Iterable[float], Iterable[float]], counts: Iterable[int]) -> Path:
+    """One empirical CDF as CSV: value, count, cumulative fraction."""
+    x, f = cdf
+    with p.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow([x_name, "count", "cdf"])
+        for v, c, y in zip(x, counts, f):
+            w.writerow([v, c, f"{y:.9f}"])
+    return p
 
 
 def write_outputs(report: LogReport, out_dir: str | os.PathLike = "out/logs", plots: bool = True) -> dict[str, Path]:
@@ -20,23 +32,9 @@ def write_outputs(report: LogReport, out_dir: str | os.PathLike = "out/logs", pl
     out.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
 
-    x, f = report.gap_cdf()
-    p = out / "gap_cdf.csv"
-    with p.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["gap_s", "count", "cdf"])
-        for v, c, y in zip(x, report.gap_counts, f):
-            w.writerow([v, c, f"{y:.9f}"])
-    written["gap_cdf"] = p
-
-    x, f = report.nets_cdf()
-    p = out / "nets5min_cdf.csv"
-    with p.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["networks", "count", "cdf"])
-        for v, c, y in zip(x, report.nets_counts, f):
-            w.writerow([v, c, f"{y:.9f}"])
-    written["nets5min_cdf"] = p
+    written["gap_cdf"] = _write_cdf(out / "gap_cdf.csv", "gap_s", report.gap_cdf(), report.gap_counts)
+    written["nets5min_cdf"] = _write_cdf(out / "nets5min_cdf.csv", "networks", report.nets_cdf(),
+                                         report.nets_counts)
 
     pc = report.prefix_check
     if pc is not None:

@@ -22,6 +22,8 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, Optional, Sequence
@@ -30,6 +32,7 @@ __all__ = ["WORKLOADS", "find_root", "run_benchmarks"]
 
 WORKLOADS = ("a", "b", "c")
 _DELIVERED = re.compile(r"delivered_pkts\s+(\d+)")
+_PEAK_RSS = re.compile(r"peak_rss_kb\s+(\d+)")
 
 
 def find_root(start: Optional[Path] = None) -> Path:
@@ -50,50 +53,34 @@ def find_root(start: Optional[Path] = None) -> Path:
 
 
 def _run_ns2(root: Path, w: str, ns: str, timeout: float) -> dict[str, Any]:
+    """One ns-2 run of workload ``w``: wall time, CPU time from the child's own resource
+    usage (``os.wait4``), and the peak resident set the script reports for itself."""
     script = root / "tools" / "ns2" / "bench.tcl"
     if not script.exists():
         return {"ns2_error": f"{script} not found"}
-    c0 = _children_cpu()
-    t0 = time.perf_counter()
-    p = subprocess.Popen([ns, str(script.relative_to(root)), w], cwd=root, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
-    try:
-        stdout, stderr = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        p.communicate()
-        return {"ns2_error": f"timed out after {timeout:g}s"}
-    wall = time.perf_counter() - t0
-    cpu = _children_cpu() - c0
+    # Output goes to files, not pipes, so that waiting for the child cannot block on a full pipe.
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen([ns, str(script.relative_to(root)), w], cwd=root, stdout=out, stderr=err, text=True)
+        killer = threading.Timer(timeout, p.kill)
+        killer.start()
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        killer.cancel()
+        p.returncode = os.waitstatus_to_exitcode(status)
+        if wall >= timeout:
+            return {"ns2_error": f"timed out after {timeout:g}s"}
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
     m = _DELIVERED.search(stdout)
     if p.returncode != 0 or not m:
         return {"ns2_error": f"ns exited {p.returncode}; no 'delivered_pkts N' line: {stderr.strip()[-300:]}"}
     n = int(m.group(1))
-    return {"ns2_wall_s": wall, "ns2_cpu_s": cpu, "ns2_delivered_pkts": n,
-            "ns2_pkts_per_s": n / wall if wall > 0 else None, "ns2_max_rss_bytes": _child_max_rss(p.pid)}
-
-
-def _children_cpu() -> float:
-    """User + system CPU seconds of all waited-for children so far."""
-    try:
-        import resource
-
-        r = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return r.ru_utime + r.ru_stime
-    except (ImportError, OSError):
-        return 0.0
-
-
-def _child_max_rss(pid: int) -> Optional[int]:
-    """Peak resident set (bytes) of the most recent child, where the OS reports it: Linux's
-    ``RUSAGE_CHILDREN.ru_maxrss`` (KiB) is the largest of all waited-for children, and
-    ns-2 is by far the largest child of a bench run."""
-    try:
-        import resource
-
-        return int(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) * 1024
-    except (ImportError, OSError):
-        return None
+    peak = _PEAK_RSS.search(stdout)
+    rss = int(peak.group(1)) * 1024 if peak else None
+    return {"ns2_wall_s": wall, "ns2_cpu_s": usage.ru_utime + usage.ru_stime, "ns2_delivered_pkts": n,
+            "ns2_pkts_per_s": n / wall if wall > 0 else None, "ns2_max_rss_bytes": rss}
 
 
 _FOOTPRINT = (

@@ -16,8 +16,11 @@
 # computation is quadratic in memory and does not finish for workload c's 20002
 # nodes; routing takes no simulated time, so it does not change the dynamics.
 #
-# At exit prints exactly one line on stdout:
+# At exit prints on stdout:
 #   delivered_pkts N
+#   peak_rss_kb K        (Linux only: VmHWM of this process from /proc/self/status; the
+#                         parent's view, ru_maxrss, would include the memory of the
+#                         process that forked ns before exec)
 # N = sum over senders of the data packets cumulatively acknowledged = sum of ack_
 # (the highest cumulative ack): with syn_ true sequence number 0 is the SYN, which
 # carries no data, and data packets are numbered 1..; a sender that never got an ack
@@ -84,6 +87,13 @@ proc finish {} {
     puts stderr "bottleneck r1->r2: arrivals [$qm set parrivals_] departures [$qm set pdepartures_] drops [$qm set pdrops_]"
     if {$bytes > 0} { puts stderr "unfinished transfers: $unfinished of $nflows" }
     puts "delivered_pkts $n"
+    if {[file readable /proc/self/status]} {
+        set f [open /proc/self/status]
+        foreach line [split [read $f] "\n"] {
+            if {[regexp {^VmHWM:\s+(\d+)\s+kB} $line -> kb]} { puts "peak_rss_kb $kb" }
+        }
+        close $f
+    }
     exit 0
 }
 $ns at $dur "finish"

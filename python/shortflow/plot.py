@@ -10,6 +10,7 @@ from typing import Any, Optional, Sequence
 import polars as pl
 
 from .errors import Problem, ScenarioError, suggest
+from .mpl import pyplot, save
 from .stats import point_columns, summarize
 from .sweeper import load_results
 from .units import parse_quantity
@@ -52,11 +53,7 @@ def _label(keys: Sequence[str], values: Sequence[Any]) -> str:
 
 def make_plots(out: str | Path, metric: str = "completion_s", x: Optional[str] = None) -> list[Path]:
     """Draw the plots of a sweep directory into ``out/plots``; returns the PNG paths."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     out = Path(out)
     df, meta = load_results(out)
     axes = point_columns(df, list(meta.get("axes", {})) or None)
@@ -121,10 +118,7 @@ def _line_plot(plt: Any, df: pl.DataFrame, xa: str, line_axes: list[str], metric
         ax.legend(fontsize="small")
     ax.text(0.99, 0.01, "error bars: 95% CI across seeds", transform=ax.transAxes, ha="right", va="bottom",
             fontsize="x-small", alpha=0.6)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 def _bar_plot(plt: Any, df: pl.DataFrame, line_axes: list[str], metric: str, title: str, group: Optional[str],
@@ -139,10 +133,7 @@ def _bar_plot(plt: Any, df: pl.DataFrame, line_axes: list[str], metric: str, tit
     ax.set_ylabel(_ylabel(metric))
     ax.set_title(title + (f" — {group}" if group else ""))
     ax.grid(True, axis="y", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 def _cdf_plot(plt: Any, df: pl.DataFrame, line_axes: list[str], metric: str, title: str, group: Optional[str],
@@ -164,8 +155,5 @@ def _cdf_plot(plt: Any, df: pl.DataFrame, line_axes: list[str], metric: str, tit
     ax.grid(True, alpha=0.3)
     if line_axes:
         ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import polars as pl
 
+from ...mpl import pyplot, save
 from ...report import _CSS, _table
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -34,19 +35,10 @@ BANDS = {
 }
 
 
-def _plt() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def plot_schemes(fig_no: int, caption: str, x_label: str, s: pl.DataFrame, path: Path, note: str = "") -> Path:
     """(a) mean completion time per scheme with 95% CI error bars, (b) SPAND's % reduction
     versus each baseline (with the paper's claimed range, where it gives one)."""
-    plt = _plt()
+    plt = pyplot()
     fig, (ax, axr) = plt.subplots(1, 2, figsize=(12, 4.6), dpi=110)
     for scheme in s["scheme"].unique(maintain_order=True).to_list():
         part = s.filter(pl.col("scheme") == scheme).sort("x")
@@ -75,16 +67,13 @@ def plot_schemes(fig_no: int, caption: str, x_label: str, s: pl.DataFrame, path:
         a.legend(fontsize="x-small")
     fig.suptitle(f"Fig. {fig_no}: {caption}" + (f"  [{note}]" if note else ""), fontsize="medium")
     fig.text(0.99, 0.005, "error bars: 95% CI across seeds", ha="right", va="bottom", fontsize="x-small", alpha=0.6)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 def plot_friendliness(fig_no: int, caption: str, f: pl.DataFrame, path: Path, note: str = "") -> Path:
     """Per size: reno-ssr (all reno-ssr), reno-ssr (mixed), TCP/SPAND (mixed), as in the
     paper; below, the change of each mixed class versus the same class in the all-reno-ssr run."""
-    plt = _plt()
+    plt = pyplot()
     sizes = sorted(set(f["size_kb"].to_list()))
     fig, axes = plt.subplots(2, len(sizes), figsize=(6 * len(sizes), 8), dpi=110, squeeze=False)
     series = [("all-reno-ssr", "all", "reno-ssr (all reno-ssr)", dict(color="tab:red", marker="s", ls="-")),
@@ -110,10 +99,7 @@ def plot_friendliness(fig_no: int, caption: str, f: pl.DataFrame, path: Path, no
             a.grid(True, alpha=0.3)
             a.legend(fontsize="x-small")
     fig.suptitle(f"Fig. {fig_no}: {caption}" + (f"  [{note}]" if note else ""), fontsize="medium")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 def write_csv(fig_no: int, x_name: str, s: pl.DataFrame, path: Path) -> Path:

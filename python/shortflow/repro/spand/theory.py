@@ -8,6 +8,8 @@ from typing import Any, Sequence
 
 import polars as pl
 
+from ...mpl import pyplot, save
+
 __all__ = ["fig5_frame", "plot_fig5"]
 
 
@@ -30,11 +32,7 @@ def fig5_frame(f_pkts: int = 30, wcs: Sequence[int] = range(1, 41), bs: Sequence
 def plot_fig5(df: pl.DataFrame, path: Path) -> Path:
     """Paper-style Fig. 5: initial cwnd vs W_c, with/without shift, plus y = x (b = 1 solid,
     b = 2 as an extra dashed curve)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.6), dpi=110)
     wmax = int(df["W_c"].max())
     ax.plot([0, wmax], [0, wmax], color="0.5", lw=1, ls=":", label="y = x (reuse $W_c$)")
@@ -54,7 +52,4 @@ def plot_fig5(df: pl.DataFrame, path: Path) -> Path:
     ax.set_ylim(0, wmax + 1)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small", loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return save(fig, path)

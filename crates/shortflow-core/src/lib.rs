@@ -10,6 +10,7 @@
 //!   `tcp::startup` start-up policies (one file each: where a scheme decides its window).
 //! - [`traffic`]: applications and traffic sources (FTP, rounds, Telnet, ON/OFF, CBR).
 //! - [`spand`]: TCP/SPAND theory (`cwnd_opt`) and the performance gateway.
+//! - [`path`]: state that outlives connections (path entries, gateways), one registry.
 //! - [`world`]: what an event handler may touch (scheduler, network, shared state).
 //! - [`config`] is the input contract, [`results`] the output tables, [`sim`] ties them.
 
@@ -17,6 +18,7 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod net;
+pub mod path;
 pub mod results;
 pub mod rng;
 pub mod sim;

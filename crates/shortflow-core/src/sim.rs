@@ -18,9 +18,11 @@ use crate::results::*;
 use crate::rng::Rng;
 use crate::spand::gateway::Gateway;
 use crate::tcp::rtt::RttParams;
-use crate::tcp::sender::{TcpParams, TcpSender};
+use crate::path::PathRegistry;
+use crate::tcp::control::{ControlBlock, TcpSenders};
+use crate::tcp::sender::{TcpConn, TcpParams};
 use crate::tcp::sink::TcpSink;
-use crate::tcp::startup::{AnyStartup, IdleRestart, Spand};
+use crate::tcp::startup::AnyStartup;
 use crate::time::SimTime;
 use crate::traffic::dist;
 use crate::traffic::{App, Rounds, Telnet, UdpGen, UdpSource};
@@ -55,7 +57,7 @@ pub struct Simulation {
     sched: Scheduler,
     net: Network,
     shared: Shared,
-    senders: Vec<TcpSender>,
+    senders: TcpSenders,
     sinks: Vec<TcpSink>,
     udp_sinks: Vec<UdpSinkStat>,
     agents: Vec<AgentRef>,
@@ -348,7 +350,7 @@ impl Simulation {
         }
         // ---- gateways
         let mut gw_ix: HashMap<&str, usize> = HashMap::new();
-        let mut gateways = Vec::new();
+        let mut paths = PathRegistry::default();
         for (i, g) in cfg.gateways.iter().enumerate() {
             let f = format!("gateways[{i}]");
             if gw_ix.insert(g.name.as_str(), i).is_some() {
@@ -356,11 +358,11 @@ impl Simulation {
             }
             let w = positive(&format!("{f}.window_s"), g.window_s)?;
             let gw = Gateway::new(SimTime::from_secs_f64(w), g.min_samples, g.prefix_len).map_err(|m| err(f.clone(), &g.name, m))?;
-            gateways.push(gw);
+            paths.gateways.push(gw);
         }
         // ---- flows and agents
-        let shared = Shared {
-            gateways,
+        let mut shared = Shared {
+            paths,
             node_addr: node_addr.clone(),
             flow_names: cfg.flows.iter().map(|f| f.name.clone()).collect(),
             ack_trace: if cfg.trace.acks { Some(AckTrace::default()) } else { None },
@@ -371,7 +373,7 @@ impl Simulation {
         // Sized up front: with 10 000 connections, doubling growth would leave freed
         // copies of these arrays resident (see `idle_footprint`).
         let n_tcp = cfg.flows.iter().filter(|f| matches!(f.transport, Transport::Tcp)).count();
-        let mut senders = Vec::with_capacity(n_tcp);
+        let mut senders = TcpSenders::with_capacity(n_tcp);
         let mut sinks = Vec::with_capacity(n_tcp);
         let mut udp_sinks = Vec::with_capacity(cfg.flows.len() - n_tcp);
         let mut agents = Vec::with_capacity(n_tcp * 2 + (cfg.flows.len() - n_tcp));
@@ -404,25 +406,12 @@ impl Simulation {
                     let p = params_seen.entry(format!("{p:?}")).or_insert_with(|| Arc::new(p)).clone();
                     let mut rng = Rng::for_source(cfg.seed, &format!("tcp:{}", fl.name));
                     let boot = fl.tcp.boot_time_s.unwrap_or_else(|| rng.uniform() * p.rtt.tick);
-                    let startup = match &fl.startup {
-                        StartupConfig::Ns2 => AnyStartup::Ns2,
-                        StartupConfig::IdleRestart => AnyStartup::IdleRestart(IdleRestart),
-                        StartupConfig::NoRestart => AnyStartup::NoRestart,
-                        StartupConfig::Spand(sc) => {
-                            let g = *gw_ix.get(sc.gateway.as_str()).ok_or_else(|| {
-                                err(
-                                    format!("{f}.startup.gateway"),
-                                    &sc.gateway,
-                                    format!("unknown gateway{}", suggest(&sc.gateway, cfg.gateways.iter().map(|g| &g.name))),
-                                )
-                            })?;
-                            positive(&format!("{f}.startup.b"), sc.b)?;
-                            if sc.bucket_depth < 1 {
-                                return Err(err(format!("{f}.startup.bucket_depth"), sc.bucket_depth, "must be at least 1"));
-                            }
-                            AnyStartup::Spand(Spand::new(sc, g, fl.tcp.window))
-                        }
+                    let resolve_gateway = |field: &str, name: &str| -> Result<usize, ConfigError> {
+                        gw_ix.get(name).copied().ok_or_else(|| {
+                            err(field, name, format!("unknown gateway{}", suggest(name, cfg.gateways.iter().map(|g| &g.name))))
+                        })
                     };
+                    let startup = AnyStartup::build(&format!("{f}.startup"), &fl.startup, fl.tcp.window, &resolve_gateway)?;
                     if fl.sink.ack_size < 1 {
                         return Err(err(format!("{f}.sink.ack_size"), fl.sink.ack_size, "must be at least 1 byte"));
                     }
@@ -433,11 +422,11 @@ impl Simulation {
                     };
                     let sender_agent = agents.len() as u32;
                     let sink_agent = sender_agent + 1;
-                    let si = senders.len() as u32;
-                    let mut sender = TcpSender::new(sender_agent, i as u32, s, d, sink_agent, node_addr[d as usize], p.clone(), startup, boot);
+                    let mut conn = TcpConn::new(sender_agent, i as u32, s, d, sink_agent, node_addr[d as usize], p.clone());
                     // Both directions were checked to be routable above; static routes.
-                    sender.first_link = net.routes.route(s, d).unwrap_or(crate::net::NO_LINK);
-                    senders.push(sender);
+                    conn.first_link = net.routes.route(s, d).unwrap_or(crate::net::NO_LINK);
+                    conn.path = shared.paths.entry_for(s, node_addr[d as usize]);
+                    let si = senders.push(conn, ControlBlock::new(&p, startup, boot));
                     agents.push(AgentRef::Sender(si));
                     let ki = sinks.len() as u32;
                     let mut sink = TcpSink::new(sink_agent, i as u32, d, s, sender_agent, fl.sink.ack_size, delack, fl.sink.rfc2581_immediate_ack);
@@ -673,7 +662,7 @@ impl Simulation {
             Event::Arrive { link, pkt } => {
                 if let Arrival::Deliver { agent, pkt } = cx.net.arrive(cx.sched, link, pkt) {
                     match agents[agent as usize] {
-                        AgentRef::Sender(i) => senders[i as usize].recv(&mut cx, pkt),
+                        AgentRef::Sender(i) => senders.recv(&mut cx, i, pkt),
                         AgentRef::Sink(i) => sinks[i as usize].recv(&mut cx, pkt),
                         AgentRef::UdpSink(i) => {
                             let size = cx.net.pool.get(pkt).size;
@@ -687,7 +676,7 @@ impl Simulation {
             }
             Event::TxDone { link } => cx.net.tx_done(cx.sched, link),
             Event::Timer { agent, timer, gen } => match agents[agent as usize] {
-                AgentRef::Sender(i) => senders[i as usize].timer(&mut cx, timer, gen),
+                AgentRef::Sender(i) => senders.timer(&mut cx, i, timer, gen),
                 AgentRef::Sink(i) => sinks[i as usize].timer(&mut cx, timer, gen),
                 AgentRef::UdpSink(_) => {}
             },
@@ -695,26 +684,23 @@ impl Simulation {
         }
     }
 
-    fn app_event(cx: &mut Ctx, senders: &mut [TcpSender], apps: &mut [App], app: u32, token: u32) {
+    fn app_event(cx: &mut Ctx, senders: &mut TcpSenders, apps: &mut [App], app: u32, token: u32) {
         match &mut apps[app as usize] {
-            App::Ftp { sender, bytes, .. } => {
-                let s = &mut senders[*sender as usize];
-                match bytes {
-                    None => s.start_infinite(cx),
-                    Some(b) => {
-                        let n = b.div_ceil(s.params().size as u64) as i64;
-                        s.start_transfer(cx, n, 0, *b);
-                    }
+            App::Ftp { sender, bytes, .. } => match bytes {
+                None => senders.start_infinite(cx, *sender),
+                Some(b) => {
+                    let n = b.div_ceil(senders.conns[*sender as usize].params().size as u64) as i64;
+                    senders.start_transfer(cx, *sender, n, 0, *b);
                 }
-            }
+            },
             App::Rounds(r) => {
                 let i = token as usize;
                 let (sender, n, b, round) = (r.senders[i], r.pkts[i], r.bytes[i], r.round);
-                senders[sender as usize].start_transfer(cx, n, round, b);
+                senders.start_transfer(cx, sender, n, round, b);
             }
             App::Telnet(t) => {
                 // ns-2.35 apps/telnet.cc timeout(): send one packet, then wait next().
-                senders[t.sender as usize].sendmsg_pkts(cx, 1);
+                senders.sendmsg_pkts(cx, t.sender, 1);
                 let d = t.next();
                 cx.sched.after(d, Event::App { app, token: 0 });
             }
@@ -812,7 +798,7 @@ impl Simulation {
             let ft = &mut r.flows;
             ft.flow.push(names[i].clone());
             if let (Some(s), Some(k)) = (fa.sender, fa.sink) {
-                let s = &self.senders[s as usize];
+                let (s, cb) = self.senders.get(s);
                 let k = &self.sinks[k as usize];
                 ft.transport.push("tcp".into());
                 ft.data_pkts_sent.push(s.ndatapack);
@@ -822,8 +808,8 @@ impl Simulation {
                 ft.retransmits.push(s.nrexmitpack);
                 ft.timeouts.push(s.nrexmit);
                 ft.fast_retransmits.push(s.nfastrexmit);
-                ft.final_cwnd.push(s.tcb.cwnd);
-                ft.final_ssthresh.push(s.tcb.ssthresh as f64);
+                ft.final_cwnd.push(cb.tcb.cwnd);
+                ft.final_ssthresh.push(cb.tcb.ssthresh as f64);
                 ft.pkts_received.push(k.pkts_received);
             } else {
                 let u = fa.udp_sink.map(|u| self.udp_sinks[u as usize]).unwrap_or_default();

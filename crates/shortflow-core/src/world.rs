@@ -1,10 +1,11 @@
 //! What agents and applications may touch while handling an event: the scheduler,
-//! the network, and state shared across connections (gateways, traces, results).
+//! the network, and state shared across connections (the path registry, traces,
+//! results).
 
 use crate::engine::Scheduler;
 use crate::net::Network;
 use crate::results::{AckTrace, CwndTrace, StartupTrace};
-use crate::spand::gateway::Gateway;
+use crate::path::PathRegistry;
 use crate::time::SimTime;
 
 /// A finished or running application-level transfer.
@@ -29,7 +30,8 @@ pub enum Notice {
 
 #[derive(Default)]
 pub struct Shared {
-    pub gateways: Vec<Gateway>,
+    /// State that outlives connections: path entries and gateways (`crate::path`).
+    pub paths: PathRegistry,
     /// Synthetic IPv4 address of every node (gateway keys use it).
     pub node_addr: Vec<u32>,
     pub notices: Vec<Notice>,

@@ -26,7 +26,8 @@ fn footprint_counts_the_connections() {
     if cfg!(target_os = "linux") {
         let fp = fp.expect("VmRSS is readable on Linux");
         assert_eq!(fp.tcp_connections, n);
-        let floor = (std::mem::size_of::<shortflow_core::tcp::sender::TcpSender>()
+        let floor = (std::mem::size_of::<shortflow_core::tcp::sender::TcpConn>()
+            + std::mem::size_of::<shortflow_core::tcp::control::ControlBlock>()
             + std::mem::size_of::<shortflow_core::tcp::sink::TcpSink>()) as f64;
         assert!(fp.bytes_per_connection() >= floor, "{} B per connection < {floor} B of structs", fp.bytes_per_connection());
     }

@@ -1,10 +1,20 @@
-//! One-way TCP as in ns-2.35: the sender (`sender`), the sinks (`sink`), the RTT
-//! estimator (`rtt`), congestion-window rules (`cc`), start-up policies (`startup`)
-//! and the start-up pacer (`pacing`).
+//! One-way TCP as in ns-2.35.
+//!
+//! - [`sender`]: the per-connection mechanism (sequence state, ns-2's recovery, the
+//!   retransmission timer); [`sentlog`] its log of sent segments.
+//! - [`control`]: the control block a connection sends under (window, RTT estimator,
+//!   policies, pacer), shareable by several connections, and the sender table.
+//! - [`events`]: the typed events between mechanism and policies.
+//! - [`cc`]: congestion-control rules; [`startup`]: start-up policies (one file each).
+//! - [`pacing`]: the token-bucket pacer; [`rtt`]: ns-2's RTT estimator.
+//! - [`sink`]: the receivers.
 
 pub mod cc;
+pub mod control;
+pub mod events;
 pub mod pacing;
 pub mod rtt;
 pub mod sender;
+pub mod sentlog;
 pub mod sink;
 pub mod startup;

@@ -13,6 +13,14 @@
 //! Sequence numbers count packets, as in ns-2. `curseq` is how far the application
 //! allows sending; `t_seqno` the next packet to send; `maxseq` the highest sent;
 //! `highest_ack`/`last_ack` the cumulative ack.
+//!
+//! This file is the per-connection *mechanism*: sequence state, the log of sent
+//! segments, ns-2's duplicate-ack and recovery logic, the retransmission timer and the
+//! application's transfers. The window it sends under, the RTT estimator and the
+//! policies live in the connection's [`ControlBlock`] (`tcp::control`), passed to
+//! every method. The mechanism never changes the window itself: it reports typed
+//! events (`tcp::events`) to the start-up policy (first, for a verdict) and to the
+//! congestion control.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -20,11 +28,13 @@ use std::sync::Arc;
 use crate::config::TcpVariant;
 use crate::engine::{PktId, Timer};
 use crate::net::packet::{Packet, PktKind};
-use crate::tcp::cc::ns2::how;
-use crate::tcp::cc::{AnyCc, CwndAction, Tcb};
-use crate::tcp::pacing::Pacer;
-use crate::tcp::rtt::{RttEstimator, RttParams};
-use crate::tcp::startup::{AnyStartup, StartCtx};
+use crate::path::PathCtx;
+use crate::tcp::cc::CwndAction;
+use crate::tcp::control::ControlBlock;
+use crate::tcp::events::{AckSample, LossEvent, LossKind, LossVerdict, Phase, SendMeta};
+use crate::tcp::rtt::RttParams;
+use crate::tcp::sentlog::SentLog;
+use crate::tcp::startup::StartCtx;
 use crate::time::SimTime;
 use crate::world::{Ctx, Notice, TransferRec};
 
@@ -63,24 +73,24 @@ struct PendingTransfer {
     timeouts_at_start: u64,
 }
 
-pub struct TcpSender {
+
+/// One connection's sending mechanism (ns-2's one-way agent less its window).
+pub struct TcpConn {
     pub agent: u32,
     pub flow: u32,
     pub node: u32,
     pub dst_node: u32,
     pub dst_agent: u32,
     pub dst_addr: u32,
+    /// The control block this connection sends under (index in `TcpSenders::cbs`).
+    pub cb: u32,
+    /// This connection's entry in the path registry (`crate::path`).
+    pub path: u32,
     /// The first link towards `dst_node` (`routes.route(node, dst_node)`), or `NO_LINK`
     /// if the builder did not set it: lets `output` skip the route lookup
     /// (`Network::send_via`).
     pub first_link: u32,
     p: Arc<TcpParams>,
-    pub tcb: Tcb,
-    pub cc: AnyCc,
-    pub rtt: RttEstimator,
-    pub startup: AnyStartup,
-    /// Boxed: only a pacing start-up (TCP/SPAND) has one, for its first window.
-    pacer: Option<Box<Pacer>>,
     // ns-2 sequence state
     pub t_seqno: i64,
     pub curseq: i64,
@@ -100,8 +110,12 @@ pub struct TcpSender {
     /// and the conversion (a multiply and a libm `round` call) is then skipped; the
     /// result is the same pure function of the same bits, so it is exact.
     rto_memo: (u64, SimTime),
-    pace_timer: Timer,
-    last_send: Option<SimTime>,
+    pub last_send: Option<SimTime>,
+    /// Sent and not yet cumulatively acked segments (for ack samples and loss events).
+    log: SentLog,
+    /// Round-trip counting: the round ends when `round_end` is acked.
+    round_end: i64,
+    round: u64,
     transfers: VecDeque<PendingTransfer>,
     // counters (ns-2 names)
     pub ndatapack: u64,
@@ -112,49 +126,21 @@ pub struct TcpSender {
     pub nackpack: u64,
 }
 
-impl TcpSender {
+impl TcpConn {
+    /// A connection in ns-2's `reset()` state. `cb` and `path` are set when the
+    /// connection is added to a `TcpSenders` table and the path registry.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        agent: u32,
-        flow: u32,
-        node: u32,
-        dst_node: u32,
-        dst_agent: u32,
-        dst_addr: u32,
-        p: Arc<TcpParams>,
-        startup: AnyStartup,
-        boot_time: f64,
-    ) -> TcpSender {
-        let tcb = Tcb {
-            variant: p.variant,
-            cwnd: 0.0,
-            ssthresh: 0,
-            wnd: p.wnd,
-            dupwnd: 0,
-            wnd_init: p.wnd_init,
-            wnd_init_option: 1,
-            wnd_restart: 1.0,
-            maxcwnd: p.maxcwnd,
-            increase_num: p.increase_num,
-            decrease_num: p.decrease_num,
-            last_cwnd_action: CwndAction::None,
-            first_decrease: true,
-            packet_size: p.size,
-        };
-        let rtt = RttEstimator::new(&p.rtt, boot_time);
-        let mut s = TcpSender {
+    pub fn new(agent: u32, flow: u32, node: u32, dst_node: u32, dst_agent: u32, dst_addr: u32, p: Arc<TcpParams>) -> TcpConn {
+        TcpConn {
             agent,
             flow,
             node,
             dst_node,
             dst_agent,
             dst_addr,
+            cb: 0,
+            path: 0,
             first_link: crate::net::NO_LINK,
-            tcb,
-            cc: AnyCc::default(),
-            rtt,
-            startup,
-            pacer: None,
             t_seqno: 0,
             curseq: 0,
             maxseq: -1,
@@ -170,8 +156,10 @@ impl TcpSender {
             rtx_timer: Timer::default(),
             // Initial key NaN: timeout() is never NaN, and from_secs_f64(NaN) is ZERO anyway.
             rto_memo: (f64::NAN.to_bits(), SimTime::ZERO),
-            pace_timer: Timer::default(),
             last_send: None,
+            log: SentLog::default(),
+            round_end: 0,
+            round: 0,
             transfers: VecDeque::new(),
             ndatapack: 0,
             nrexmitpack: 0,
@@ -179,41 +167,33 @@ impl TcpSender {
             nfastrexmit: 0,
             nackpack: 0,
             p,
-        };
-        s.reset();
-        s
-    }
-
-    /// ns-2.35: tcp.cc `reset()` (the parts that matter for one-way agents).
-    fn reset(&mut self) {
-        self.rtt.init(&self.p.rtt);
-        self.rtt_seq = -1;
-        self.dupacks = 0;
-        self.curseq = 0;
-        // set_initial_window(): with syn_ and delay_growth_ start at 1.
-        self.tcb.cwnd = if self.p.syn && self.p.delay_growth { 1.0 } else { self.tcb.initial_window() };
-        self.t_seqno = 0;
-        self.maxseq = -1;
-        self.last_ack = -1;
-        self.highest_ack = -1;
-        self.tcb.ssthresh = if self.p.initial_ssthresh > 0 { self.p.initial_ssthresh } else { self.p.wnd as i32 };
-        self.tcb.wnd_restart = 1.0;
-        self.recover = 0;
-        self.closed = false;
-        self.tcb.last_cwnd_action = CwndAction::None;
-        self.tcb.first_decrease = true;
+        }
     }
 
     pub fn params(&self) -> &TcpParams {
         &self.p
     }
 
-    fn start_ctx<'a>(&'a mut self, cx: &'a mut Ctx, transfer_pkts: i64) -> (&'a mut AnyStartup, StartCtx<'a>) {
+    /// Packets sent and not cumulatively acked, as the window counts them.
+    #[inline]
+    pub fn flight(&self) -> i64 {
+        self.t_seqno - self.highest_ack - 1
+    }
+
+    /// The sent-segment log.
+    pub fn sent_log(&self) -> &SentLog {
+        &self.log
+    }
+
+    /// What a start-up policy sees (`transfer_pkts` is 0 outside `on_transfer_start`).
+    fn start_ctx<'a>(&'a self, cb: &'a mut ControlBlock, cx: &'a mut Ctx, transfer_pkts: i64) -> (&'a mut crate::tcp::startup::AnyStartup, StartCtx<'a>) {
+        let shared = &mut *cx.shared;
         let sc = StartCtx {
             now: cx.sched.now(),
             flow: self.flow,
-            tcb: &mut self.tcb,
-            rtt: &mut self.rtt,
+            flow_name: &shared.flow_names[self.flow as usize],
+            tcb: &mut cb.tcb,
+            rtt: &mut cb.rtt,
             rttp: &self.p.rtt,
             t_seqno: self.t_seqno,
             maxseq: self.maxseq,
@@ -221,9 +201,10 @@ impl TcpSender {
             transfer_pkts,
             last_send: self.last_send,
             dst_addr: self.dst_addr,
-            shared: cx.shared,
+            path: PathCtx::new(&mut shared.paths, self.path),
+            trace: &mut shared.startup_trace,
         };
-        (&mut self.startup, sc)
+        (&mut cb.startup, sc)
     }
 
     // ------------------------------------------------------------------
@@ -232,9 +213,12 @@ impl TcpSender {
 
     /// The application hands over `n` more packets (ns-2 `advanceby`), as one transfer
     /// recorded in the results (`round` and `bytes` describe it).
-    pub fn start_transfer(&mut self, cx: &mut Ctx, n: i64, round: u32, bytes: u64) {
-        let (startup, mut sc) = self.start_ctx(cx, n);
-        let pacer = startup.on_transfer_start(&mut sc);
+    pub fn start_transfer(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, n: i64, round: u32, bytes: u64) {
+        let plan = {
+            let (startup, mut sc) = self.start_ctx(cb, cx, n);
+            startup.on_transfer_start(&mut sc)
+        };
+        cb.cc.on_transfer_start(&mut cb.tcb, n);
         let rec = cx.shared.transfers.len() as u32;
         cx.shared.transfers.push(TransferRec {
             flow: self.flow,
@@ -244,13 +228,10 @@ impl TcpSender {
             end: None,
             retransmits: 0,
             timeouts: 0,
-            initial_cwnd: self.tcb.cwnd,
+            initial_cwnd: cb.tcb.cwnd,
         });
-        self.pacer = pacer.map(Box::new);
-        if self.pacer.is_none() {
-            self.pace_timer.cancel();
-        }
-        self.advanceby(cx, n);
+        cb.start_plan(self.agent, plan);
+        self.advanceby(cb, cx, n);
         self.transfers.push_back(PendingTransfer {
             rec,
             end_seq: self.curseq - 1,
@@ -260,26 +241,26 @@ impl TcpSender {
     }
 
     /// An infinite source (ns-2 `ftp start` / `sendmsg(-1)`).
-    pub fn start_infinite(&mut self, cx: &mut Ctx) {
+    pub fn start_infinite(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
         if self.curseq <= TCP_MAXSEQ {
             self.curseq = TCP_MAXSEQ;
         }
-        self.send_much(cx, false, self.p.maxburst);
+        self.send_much(cb, cx, self.p.maxburst);
     }
 
     /// ns-2 `sendmsg(n * size)`: more data without a recorded transfer (Telnet).
-    pub fn sendmsg_pkts(&mut self, cx: &mut Ctx, n: i64) {
+    pub fn sendmsg_pkts(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, n: i64) {
         self.curseq += n;
-        self.send_much(cx, false, self.p.maxburst);
+        self.send_much(cb, cx, self.p.maxburst);
     }
 
     /// ns-2.35: tcp.cc `advanceby(delta)`.
-    fn advanceby(&mut self, cx: &mut Ctx, delta: i64) {
+    fn advanceby(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, delta: i64) {
         self.curseq += delta;
         if delta > 0 {
             self.closed = false;
         }
-        self.send_much(cx, false, self.p.maxburst);
+        self.send_much(cb, cx, self.p.maxburst);
     }
 
     // ------------------------------------------------------------------
@@ -287,41 +268,76 @@ impl TcpSender {
     // ------------------------------------------------------------------
 
     /// ns-2.35: tcp.cc `send_much(force, reason, maxburst)`, plus the start-up pacer.
-    fn send_much(&mut self, cx: &mut Ctx, _force: bool, maxburst: i32) {
-        let mut win = self.tcb.window();
+    /// Under a shared control block the window is shared: the others' flight counts.
+    fn send_much(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, maxburst: i32) {
+        let mut win = cb.tcb.window() - cb.others_flight;
         let mut npackets = 0;
         while self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
-            if let Some(pacer) = self.pacer.as_mut() {
-                if self.t_seqno > self.maxseq {
-                    if let Err(at) = pacer.check(cx.now(), self.t_seqno) {
-                        if !self.pace_timer.pending() {
-                            let delay = at.saturating_sub(cx.now());
-                            self.pace_timer.resched(cx.sched, delay, self.agent, TIMER_PACE);
-                        }
-                        break;
-                    }
-                }
+            if !self.pacer_allows(cb, cx) {
+                break;
             }
             let seq = self.t_seqno;
-            self.output(cx, seq);
-            if let Some(pacer) = self.pacer.as_mut() {
-                pacer.on_sent(cx.now(), seq);
-                if pacer.done(seq + 1) {
-                    self.pacer = None;
-                    self.pace_timer.cancel();
-                }
-            }
+            self.output(cb, cx, seq);
+            self.pacer_sent(cb, cx, seq);
             npackets += 1;
             self.t_seqno += 1;
-            win = self.tcb.window();
+            win = cb.tcb.window() - cb.others_flight;
             if maxburst > 0 && npackets == maxburst {
                 break;
             }
         }
     }
 
+    /// One turn of a shared block's scheduler: send one new segment if the window and
+    /// the pacer allow. Returns whether a segment left.
+    pub(crate) fn send_turn(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) -> bool {
+        let win = cb.tcb.window() - cb.others_flight;
+        if !(self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq) || !self.pacer_allows(cb, cx) {
+            return false;
+        }
+        let seq = self.t_seqno;
+        self.output(cb, cx, seq);
+        self.pacer_sent(cb, cx, seq);
+        self.t_seqno += 1;
+        true
+    }
+
+    /// May the next new segment leave now under the plan's pacer? If not, the pacing
+    /// timer is armed for when it may.
+    #[inline]
+    fn pacer_allows(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) -> bool {
+        let Some(pacer) = cb.pacer.as_mut() else { return true };
+        if cb.plan_conn != self.agent || self.t_seqno <= self.maxseq {
+            return true;
+        }
+        match pacer.check(cx.now(), self.t_seqno) {
+            Ok(()) => true,
+            Err(at) => {
+                if !cb.pace_timer.pending() {
+                    let delay = at.saturating_sub(cx.now());
+                    cb.pace_timer.resched(cx.sched, delay, self.agent, TIMER_PACE);
+                }
+                false
+            }
+        }
+    }
+
+    #[inline]
+    fn pacer_sent(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, seq: i64) {
+        if cb.plan_conn != self.agent {
+            return;
+        }
+        if let Some(pacer) = cb.pacer.as_mut() {
+            pacer.on_sent(cx.now(), seq);
+            if pacer.done(seq + 1) {
+                cb.pacer = None;
+                cb.pace_timer.cancel();
+            }
+        }
+    }
+
     /// ns-2.35: tcp.cc `output(seqno, reason)`.
-    fn output(&mut self, cx: &mut Ctx, seqno: i64) {
+    fn output(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, seqno: i64) {
         let now = cx.now();
         let mut size = self.p.size;
         if seqno == 0 {
@@ -336,6 +352,13 @@ impl TcpSender {
         } else {
             size += self.p.hdr;
         }
+        let retransmit = seqno <= self.maxseq;
+        let meta = SendMeta { now, flow: self.flow, seq: seqno, retransmit, size, in_flight: self.flight().max(0) as u32 };
+        let mut low_prio = false;
+        if cb.plan_active && cb.plan_conn == self.agent {
+            low_prio = cb.low_prio.is_some_and(|r| r.contains(seqno)) | cb.startup.on_send(&meta).low_prio;
+        }
+        cb.cc.on_send(&cb.tcb, &meta);
         let force_set_rtx_timer = self.highest_ack == self.maxseq;
         let pkt = Packet {
             uid: 0,
@@ -346,7 +369,7 @@ impl TcpSender {
             size,
             seqno,
             ts: now,
-            low_prio: false,
+            low_prio,
             ect: false,
             ce: false,
             ecn_echo: false,
@@ -354,8 +377,9 @@ impl TcpSender {
         let id = cx.net.pool.alloc(pkt);
         self.ndatapack += 1;
         self.last_send = Some(now);
+        self.log.on_send(seqno, now, retransmit, low_prio, seqno + 1 >= self.curseq);
         cx.net.send_via(cx.sched, self.node, self.first_link, id);
-        if seqno > self.maxseq {
+        if !retransmit {
             self.maxseq = seqno;
             if !self.rtt_active {
                 self.rtt_active = true;
@@ -368,18 +392,19 @@ impl TcpSender {
             self.nrexmitpack += 1;
         }
         if !self.rtx_timer.pending() || force_set_rtx_timer {
-            self.set_rtx_timer(cx);
+            self.set_rtx_timer(cb, cx);
         }
     }
 
     /// ns-2.35: tcp.cc `send_one()` (limited transmit on the first dup acks).
-    fn send_one(&mut self, cx: &mut Ctx) {
-        if (self.t_seqno as f64) <= self.highest_ack as f64 + self.tcb.wnd
+    fn send_one(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
+        let others = cb.others_flight as f64;
+        if (self.t_seqno as f64) <= self.highest_ack as f64 + cb.tcb.wnd - others
             && self.t_seqno < self.curseq
-            && (self.t_seqno as f64) <= self.highest_ack as f64 + self.tcb.cwnd + self.dupacks as f64
+            && (self.t_seqno as f64) <= self.highest_ack as f64 + cb.tcb.cwnd + self.dupacks as f64 - others
         {
             let seq = self.t_seqno;
-            self.output(cx, seq);
+            self.output(cb, cx, seq);
             self.t_seqno += 1;
         }
     }
@@ -388,8 +413,8 @@ impl TcpSender {
     // Timers
     // ------------------------------------------------------------------
 
-    fn set_rtx_timer(&mut self, cx: &mut Ctx) {
-        let rto = self.rtt.timeout(&self.p.rtt);
+    fn set_rtx_timer(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
+        let rto = cb.rtt.timeout(&self.p.rtt);
         let bits = rto.to_bits();
         if self.rto_memo.0 != bits {
             self.rto_memo = (bits, SimTime::from_secs_f64(rto));
@@ -398,11 +423,11 @@ impl TcpSender {
     }
 
     /// ns-2.35: tcp.cc `reset_rtx_timer(mild, backoff)`.
-    fn reset_rtx_timer(&mut self, cx: &mut Ctx, mild: bool, backoff: bool) {
+    fn reset_rtx_timer(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, mild: bool, backoff: bool) {
         if backoff {
-            self.rtt.backoff(&self.p.rtt);
+            cb.rtt.backoff(&self.p.rtt);
         }
-        self.set_rtx_timer(cx);
+        self.set_rtx_timer(cb, cx);
         if !mild {
             self.t_seqno = self.highest_ack + 1;
         }
@@ -410,73 +435,105 @@ impl TcpSender {
     }
 
     /// ns-2.35: tcp.cc `newtimer(pkt)`.
-    fn newtimer(&mut self, cx: &mut Ctx, ackno: i64) {
-        if self.t_seqno > ackno || ackno < self.maxseq || self.tcb.cwnd < 1.0 {
-            self.set_rtx_timer(cx);
+    fn newtimer(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ackno: i64) {
+        if self.t_seqno > ackno || ackno < self.maxseq || cb.tcb.cwnd < 1.0 {
+            self.set_rtx_timer(cb, cx);
         } else {
             self.rtx_timer.cancel();
         }
     }
 
-    pub fn timer(&mut self, cx: &mut Ctx, which: u8, gen: u32) {
+    pub fn timer(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, which: u8, gen: u32) {
         match which {
             TIMER_RTX => {
                 if self.rtx_timer.fire(gen) {
-                    self.timeout(cx);
+                    self.timeout(cb, cx);
                 }
             }
             TIMER_PACE => {
-                if self.pace_timer.fire(gen) {
-                    self.send_much(cx, false, self.p.maxburst);
+                if cb.pace_timer.fire(gen) {
+                    self.send_much(cb, cx, self.p.maxburst);
                 }
             }
             _ => {}
         }
     }
 
+    /// A loss event for the segment after the cumulative ack, before any reaction.
+    fn loss_event(&self, kind: LossKind, now: SimTime, new_epoch: bool) -> LossEvent {
+        let lost_seq = self.highest_ack + 1;
+        let seg = self.log.get(lost_seq);
+        LossEvent {
+            kind,
+            now,
+            flow: self.flow,
+            flight_size: self.flight().max(0) as u32,
+            lost_seq,
+            lost_sent_at: seg.map(|s| s.sent_at),
+            lost_low_prio: seg.is_some_and(|s| s.low_prio),
+            new_epoch,
+        }
+    }
+
+    /// A loss event that reduces the window: the start-up policy's verdict first (any
+    /// loss ends its plan), then the cut it asks for.
+    fn react_to_loss(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, loss: &LossEvent) {
+        cb.end_plan();
+        let verdict = {
+            let (startup, mut sc) = self.start_ctx(cb, cx, 0);
+            startup.on_loss(&mut sc, loss)
+        };
+        match verdict {
+            LossVerdict::Cut => cb.cc.on_loss(&mut cb.tcb, loss),
+            LossVerdict::Undo(w) => {
+                cb.tcb.cwnd = w.cwnd;
+                cb.tcb.ssthresh = w.ssthresh;
+            }
+            LossVerdict::RestartNoPenalty => cb.tcb.cwnd = cb.tcb.initial_window(),
+        }
+    }
+
     /// ns-2.35: tcp-reno.cc `RenoTcpAgent::timeout` + tcp.cc `TcpAgent::timeout`.
-    fn timeout(&mut self, cx: &mut Ctx) {
+    fn timeout(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
         if self.p.variant != TcpVariant::Tahoe {
-            self.tcb.dupwnd = 0;
+            cb.tcb.dupwnd = 0;
             self.dupacks = 0;
             self.recover = self.maxseq; // bug_fix_
         }
-        if self.tcb.cwnd < 1.0 {
-            self.tcb.cwnd = 1.0;
+        if cb.tcb.cwnd < 1.0 {
+            cb.tcb.cwnd = 1.0;
         }
         let nothing_outstanding = self.highest_ack == self.maxseq;
-        let restart = self.p.slow_start_restart && !self.startup.overrides_restart();
+        let restart = self.p.slow_start_restart && !cb.startup.replaces_idle_restart();
         if nothing_outstanding && !restart {
             // No outstanding data and no slow-start restart: leave the window alone.
         } else {
             self.recover = self.maxseq;
-            if self.highest_ack == -1 && self.tcb.wnd_init_option == 2 {
-                self.tcb.wnd_init_option = 1;
-            } else if self.highest_ack == -1 && self.tcb.wnd_init_option == 1 && self.tcb.wnd_init > 1 {
+            if self.highest_ack == -1 && cb.tcb.wnd_init_option == 2 {
+                cb.tcb.wnd_init_option = 1;
+            } else if self.highest_ack == -1 && cb.tcb.wnd_init_option == 1 && cb.tcb.wnd_init > 1 {
                 // bugfix_ss_: the first packet was lost, do not use a larger IW again.
-                self.tcb.wnd_init = 1;
+                cb.tcb.wnd_init = 1;
             }
             if nothing_outstanding && self.p.restart_bugfix {
                 // Idle: slow-start restart without cutting ssthresh.
-                self.cc.slowdown(&mut self.tcb, how::CLOSE_CWND_ONE | how::NO_OUTSTANDING_DATA);
+                let ev = self.loss_event(LossKind::IdleRestart, cx.now(), false);
+                cb.cc.on_loss(&mut cb.tcb, &ev);
             } else {
                 self.nrexmit += 1;
-                self.tcb.last_cwnd_action = CwndAction::Timeout;
-                self.cc.slowdown(&mut self.tcb, how::CLOSE_SSTHRESH_HALF | how::CLOSE_CWND_RESTART);
+                cb.tcb.last_cwnd_action = CwndAction::Timeout;
                 // A loss event ends start-up pacing (spec tcp-spand A7).
-                self.pacer = None;
-                self.pace_timer.cancel();
-                let (startup, mut sc) = self.start_ctx(cx, 0);
-                startup.on_timeout(&mut sc);
+                let ev = self.loss_event(LossKind::Rto, cx.now(), true);
+                self.react_to_loss(cb, cx, &ev);
             }
         }
         if nothing_outstanding && self.p.restart_bugfix {
-            self.reset_rtx_timer(cx, false, false);
+            self.reset_rtx_timer(cb, cx, false, false);
         } else {
-            self.reset_rtx_timer(cx, false, true);
+            self.reset_rtx_timer(cb, cx, false, true);
         }
-        self.tcb.last_cwnd_action = CwndAction::Timeout;
-        self.send_much(cx, false, self.p.maxburst);
+        cb.tcb.last_cwnd_action = CwndAction::Timeout;
+        self.send_much(cb, cx, self.p.maxburst);
     }
 
     // ------------------------------------------------------------------
@@ -484,131 +541,182 @@ impl TcpSender {
     // ------------------------------------------------------------------
 
     /// An ack arrives (ns-2 `recv` of the agent's class).
-    pub fn recv(&mut self, cx: &mut Ctx, pkt: PktId) {
-        let ackno = cx.net.pool.get(pkt).seqno;
+    pub fn recv(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, pkt: PktId) {
+        let ack = *cx.net.pool.get(pkt);
         cx.net.pool.free(pkt);
-        let now_ns = cx.now().as_nanos();
+        let ackno = ack.seqno;
+        let now = cx.now();
+        let now_ns = now.as_nanos();
         if let Some(t) = cx.shared.ack_trace.as_mut() {
             t.flow.push(self.flow);
             t.time_ns.push(now_ns);
             t.ackno.push(ackno);
         }
         self.nackpack += 1;
+        let mut sample = self.ack_sample(now, ackno, ack.ecn_echo);
         match self.p.variant {
-            TcpVariant::Tahoe => self.recv_tahoe(cx, ackno),
-            TcpVariant::Reno => self.recv_reno(cx, ackno),
-            TcpVariant::Newreno => self.recv_newreno(cx, ackno),
+            TcpVariant::Tahoe => self.recv_tahoe(cb, cx, &sample),
+            TcpVariant::Reno => self.recv_reno(cb, cx, &sample),
+            TcpVariant::Newreno => self.recv_newreno(cb, cx, &sample),
         }
-        self.check_transfers(cx);
+        if cb.plan_active {
+            sample.in_flight = self.flight().max(0) as u32;
+            sample.dupacks = self.dupacks.max(0) as u32;
+            let phase = {
+                let (startup, mut sc) = self.start_ctx(cb, cx, 0);
+                startup.on_ack(&mut sc, &sample)
+            };
+            if phase == Phase::Exit {
+                cb.end_plan();
+            }
+        }
+        self.check_transfers(cb, cx);
         if let Some(t) = cx.shared.cwnd_trace.as_mut() {
             t.flow.push(self.flow);
             t.time_ns.push(now_ns);
-            t.cwnd.push(self.tcb.cwnd);
-            t.ssthresh.push(self.tcb.ssthresh as f64);
-            t.srtt_s.push(self.rtt.srtt_s(&self.p.rtt));
+            t.cwnd.push(cb.tcb.cwnd);
+            t.ssthresh.push(cb.tcb.ssthresh as f64);
+            t.srtt_s.push(cb.rtt.srtt_s(&self.p.rtt));
+        }
+    }
+
+    /// What this ack tells the policies, taken before ns-2's processing changes the
+    /// sequence state (`in_flight` and `dupacks` are refreshed after it).
+    #[inline]
+    fn ack_sample(&mut self, now: SimTime, ackno: i64, ece: bool) -> AckSample {
+        let newly = (ackno - self.highest_ack).max(0);
+        let (rtt, rate) = if newly > 0 { self.log.on_cumulative_ack(ackno, now) } else { (None, None) };
+        // Payload bytes: the SYN (segment 0 with `syn`) carries none.
+        let syn_acked = self.p.syn && self.highest_ack < 0 && ackno >= 0;
+        let newly_acked_bytes = (newly as u64).saturating_sub(syn_acked as u64) * self.p.size as u64;
+        let round_done = newly > 0 && ackno >= self.round_end;
+        if round_done {
+            self.round += 1;
+            self.round_end = self.t_seqno;
+        }
+        AckSample {
+            now,
+            flow: self.flow,
+            ackno,
+            newly_acked: newly as u32,
+            newly_acked_bytes,
+            newly_sacked: 0,
+            rtt,
+            in_flight: (self.t_seqno - 1 - ackno.max(self.highest_ack)).max(0) as u32,
+            dupacks: if ackno == self.last_ack { self.dupacks.max(0) as u32 + 1 } else { 0 },
+            ece,
+            round_done,
+            round: self.round,
+            rate,
         }
     }
 
     /// ns-2.35: tcp.cc `TcpAgent::recv`.
-    fn recv_tahoe(&mut self, cx: &mut Ctx, ackno: i64) {
+    fn recv_tahoe(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: &AckSample) {
+        let ackno = ack.ackno;
         if ackno > self.last_ack {
-            self.recv_newack_helper(cx, ackno);
+            self.recv_newack_helper(cb, cx, ack);
             if self.last_ack == 0 && self.p.delay_growth {
-                self.tcb.cwnd = self.tcb.initial_window();
+                cb.tcb.cwnd = cb.tcb.initial_window();
             }
         } else if ackno == self.last_ack {
             self.dupacks += 1;
             if self.dupacks == self.p.numdupacks {
-                self.dupack_action_tahoe(cx);
+                self.dupack_action_tahoe(cb, cx);
             } else if self.dupacks < self.p.numdupacks && self.p.singledup {
-                self.send_one(cx);
+                self.send_one(cb, cx);
             }
         }
         // aggressive_maxburst_ 1: always try to send.
-        self.send_much(cx, false, self.p.maxburst);
+        self.send_much(cb, cx, self.p.maxburst);
     }
 
     /// ns-2.35: tcp-reno.cc `RenoTcpAgent::recv`.
-    fn recv_reno(&mut self, cx: &mut Ctx, ackno: i64) {
+    fn recv_reno(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: &AckSample) {
+        let ackno = ack.ackno;
         if ackno > self.last_ack {
-            if self.tcb.last_cwnd_action == CwndAction::Dupack {
-                self.tcb.last_cwnd_action = CwndAction::Exited;
+            if cb.tcb.last_cwnd_action == CwndAction::Dupack {
+                cb.tcb.last_cwnd_action = CwndAction::Exited;
             }
-            self.tcb.dupwnd = 0;
-            self.recv_newack_helper(cx, ackno);
+            cb.tcb.dupwnd = 0;
+            self.recv_newack_helper(cb, cx, ack);
             if self.last_ack == 0 && self.p.delay_growth {
-                self.tcb.cwnd = self.tcb.initial_window();
+                cb.tcb.cwnd = cb.tcb.initial_window();
             }
         } else if ackno == self.last_ack {
             self.dupacks += 1;
             if self.dupacks == self.p.numdupacks {
-                self.dupack_action_reno(cx, false);
-            } else if self.dupacks > self.p.numdupacks && self.tcb.last_cwnd_action == CwndAction::Dupack {
-                self.tcb.dupwnd += 1; // fast recovery
+                self.dupack_action_reno(cb, cx, false);
+            } else if self.dupacks > self.p.numdupacks && cb.tcb.last_cwnd_action == CwndAction::Dupack {
+                cb.tcb.dupwnd += 1; // fast recovery
             } else if self.dupacks < self.p.numdupacks && self.p.singledup {
-                self.send_one(cx);
+                self.send_one(cb, cx);
             }
         }
         if self.dupacks == 0 || self.dupacks > self.p.numdupacks - 1 {
-            self.send_much(cx, false, self.p.maxburst);
+            self.send_much(cb, cx, self.p.maxburst);
         }
     }
 
     /// ns-2.35: tcp-newreno.cc `NewRenoTcpAgent::recv`.
-    fn recv_newreno(&mut self, cx: &mut Ctx, ackno: i64) {
+    fn recv_newreno(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: &AckSample) {
+        let ackno = ack.ackno;
         if ackno > self.last_ack {
-            if ackno >= self.recover || self.tcb.last_cwnd_action != CwndAction::Dupack {
-                if self.tcb.dupwnd > 0 {
-                    self.tcb.dupwnd = 0;
-                    if self.tcb.last_cwnd_action == CwndAction::Dupack {
-                        self.tcb.last_cwnd_action = CwndAction::Exited;
+            if ackno >= self.recover || cb.tcb.last_cwnd_action != CwndAction::Dupack {
+                if cb.tcb.dupwnd > 0 {
+                    cb.tcb.dupwnd = 0;
+                    if cb.tcb.last_cwnd_action == CwndAction::Dupack {
+                        cb.tcb.last_cwnd_action = CwndAction::Exited;
                     }
                 }
                 self.firstpartial = false;
-                self.recv_newack_helper(cx, ackno);
+                self.recv_newack_helper(cb, cx, ack);
                 if self.last_ack == 0 && self.p.delay_growth {
-                    self.tcb.cwnd = self.tcb.initial_window();
+                    cb.tcb.cwnd = cb.tcb.initial_window();
                 }
             } else {
                 // Partial ack: stay in fast recovery (partial_window_deflation_ 1).
-                self.partialnewack_helper(cx, ackno);
+                self.partialnewack_helper(cb, cx, ackno);
             }
         } else if ackno == self.last_ack {
             self.dupacks += 1;
             if self.dupacks == self.p.numdupacks {
-                self.dupack_action_reno(cx, true);
-            } else if self.dupacks > self.p.numdupacks && self.tcb.last_cwnd_action == CwndAction::Dupack {
-                self.tcb.dupwnd += 1; // fast recovery
+                self.dupack_action_reno(cb, cx, true);
+            } else if self.dupacks > self.p.numdupacks && cb.tcb.last_cwnd_action == CwndAction::Dupack {
+                cb.tcb.dupwnd += 1; // fast recovery
             } else if self.dupacks < self.p.numdupacks && self.p.singledup {
-                self.send_one(cx);
+                self.send_one(cb, cx);
             }
         }
         if self.dupacks == 0 {
-            self.send_much(cx, false, self.p.maxburst);
+            self.send_much(cb, cx, self.p.maxburst);
         } else if self.dupacks > self.p.numdupacks - 1 {
             // newreno_changes_ 0: at most 2 packets per ack while recovering.
-            self.send_much(cx, false, 2);
+            self.send_much(cb, cx, 2);
         }
     }
 
     /// ns-2.35: tcp-newreno.cc `partialnewack_helper` + `partialnewack`.
-    fn partialnewack_helper(&mut self, cx: &mut Ctx, ackno: i64) {
+    fn partialnewack_helper(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ackno: i64) {
+        // The congestion control hears of it (ns-2's own rule does nothing).
+        let ev = self.loss_event(LossKind::PartialAck, cx.now(), false);
+        cb.cc.on_loss(&mut cb.tcb, &ev);
         if !self.firstpartial {
             // newreno_changes1_: reset the timer only for the first partial ack.
             self.firstpartial = true;
-            self.newtimer(cx, ackno);
+            self.newtimer(cb, cx, ackno);
         }
         // partial_window_deflation_
         let deflate = if ackno > self.last_ack { ackno - self.last_ack } else { 0 };
-        let dupwnd = self.tcb.dupwnd as i64;
+        let dupwnd = cb.tcb.dupwnd as i64;
         if dupwnd > deflate {
-            self.tcb.dupwnd = (dupwnd - (deflate - 1)) as i32;
+            cb.tcb.dupwnd = (dupwnd - (deflate - 1)) as i32;
         } else {
-            self.tcb.cwnd -= (deflate - dupwnd) as f64;
-            self.tcb.dupwnd = 1;
+            cb.tcb.cwnd -= (deflate - dupwnd) as f64;
+            cb.tcb.dupwnd = 1;
         }
-        if self.tcb.cwnd < 1.0 {
-            self.tcb.cwnd = 1.0;
+        if cb.tcb.cwnd < 1.0 {
+            cb.tcb.cwnd = 1.0;
         }
         self.last_ack = ackno;
         self.highest_ack = ackno;
@@ -617,68 +725,61 @@ impl TcpSender {
         }
         if self.rtt_active && ackno >= self.rtt_seq {
             self.rtt_active = false;
-            self.rtt.t_backoff = 1;
+            cb.rtt.t_backoff = 1;
         }
         let seq = self.last_ack + 1;
-        self.output(cx, seq);
+        self.output(cb, cx, seq);
     }
 
     /// ns-2.35: tcp.cc `dupack_action()` (Tahoe).
-    fn dupack_action_tahoe(&mut self, cx: &mut Ctx) {
+    fn dupack_action_tahoe(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
         let recovered = self.highest_ack > self.recover;
         if recovered || self.highest_ack == 0 {
             self.recover = self.maxseq;
-            self.tcb.last_cwnd_action = CwndAction::Dupack;
-            self.fast_retransmit_hook(cx);
-            self.cc.slowdown(&mut self.tcb, how::CLOSE_SSTHRESH_HALF | how::CLOSE_CWND_ONE);
-            self.reset_rtx_timer(cx, false, false);
+            cb.tcb.last_cwnd_action = CwndAction::Dupack;
+            self.nfastrexmit += 1;
+            let ev = self.loss_event(LossKind::DupAckThreshold, cx.now(), true);
+            self.react_to_loss(cb, cx, &ev);
+            self.reset_rtx_timer(cb, cx, false, false);
         }
         // bug_fix_: no second fast retransmit in the same window.
     }
 
     /// ns-2.35: tcp-reno.cc / tcp-newreno.cc `dupack_action()`.
-    fn dupack_action_reno(&mut self, cx: &mut Ctx, newreno: bool) {
+    fn dupack_action_reno(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, newreno: bool) {
         let recovered = self.highest_ack > self.recover;
         // Reno's allow_fast_retransmit(): true while the last action was a dupack one.
-        let allow = !newreno && self.tcb.last_cwnd_action == CwndAction::Dupack;
+        let allow = !newreno && cb.tcb.last_cwnd_action == CwndAction::Dupack;
         if !(recovered || allow || self.highest_ack == 0) {
             return; // bug_fix_
         }
         self.recover = self.maxseq;
         if newreno {
-            self.reset_rtx_timer(cx, true, false);
+            self.reset_rtx_timer(cb, cx, true, false);
         }
-        self.tcb.last_cwnd_action = CwndAction::Dupack;
-        self.fast_retransmit_hook(cx);
-        self.cc.slowdown(&mut self.tcb, how::CLOSE_SSTHRESH_HALF | how::CLOSE_CWND_HALF);
+        cb.tcb.last_cwnd_action = CwndAction::Dupack;
+        self.nfastrexmit += 1;
+        let ev = self.loss_event(LossKind::DupAckThreshold, cx.now(), true);
+        self.react_to_loss(cb, cx, &ev);
         if !newreno {
-            self.reset_rtx_timer(cx, true, false);
+            self.reset_rtx_timer(cb, cx, true, false);
         }
         let seq = self.last_ack + 1;
-        self.output(cx, seq);
-        self.tcb.dupwnd = self.p.numdupacks;
-    }
-
-    /// A fast retransmit is being entered (window not yet reduced).
-    fn fast_retransmit_hook(&mut self, cx: &mut Ctx) {
-        self.nfastrexmit += 1;
-        self.pacer = None;
-        self.pace_timer.cancel();
-        let (startup, mut sc) = self.start_ctx(cx, 0);
-        startup.on_fast_retransmit(&mut sc);
+        self.output(cb, cx, seq);
+        cb.tcb.dupwnd = self.p.numdupacks;
     }
 
     /// ns-2.35: tcp.cc `recv_newack_helper` (+ `newack`), without ECN/Quick-Start.
-    fn recv_newack_helper(&mut self, cx: &mut Ctx, ackno: i64) {
-        self.newack(cx, ackno);
-        self.cc.open(&mut self.tcb);
+    fn recv_newack_helper(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: &AckSample) {
+        self.newack(cb, cx, ack.ackno);
+        cb.cc.on_ack(&mut cb.tcb, ack);
         if self.highest_ack >= self.curseq - 1 && !self.closed {
             self.closed = true;
         }
     }
 
     /// ns-2.35: tcp.cc `newack(pkt)` with `timerfix_` true.
-    fn newack(&mut self, cx: &mut Ctx, ackno: i64) {
+    fn newack(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ackno: i64) {
         let now = cx.now();
         self.dupacks = 0;
         self.last_ack = ackno;
@@ -687,16 +788,16 @@ impl TcpSender {
             self.t_seqno = self.last_ack + 1;
         }
         if self.rtt_active && ackno >= self.rtt_seq {
-            self.rtt.t_backoff = 1;
+            cb.rtt.t_backoff = 1;
             self.rtt_active = false;
             let tao = now.as_secs_f64() - self.rtt_ts.as_secs_f64();
-            self.rtt.update(&self.p.rtt, now.as_secs_f64(), tao);
+            cb.rtt.update(&self.p.rtt, now.as_secs_f64(), tao);
         }
-        self.newtimer(cx, ackno);
+        self.newtimer(cb, cx, ackno);
     }
 
     /// Record transfers whose last packet is now acked, and tell the applications.
-    fn check_transfers(&mut self, cx: &mut Ctx) {
+    fn check_transfers(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
         while let Some(t) = self.transfers.front() {
             if self.highest_ack < t.end_seq {
                 break;
@@ -709,8 +810,10 @@ impl TcpSender {
                 rec.retransmits = self.nrexmitpack - t.nrexmitpack_at_start;
                 rec.timeouts = self.nrexmit - t.timeouts_at_start;
             }
-            let (startup, mut sc) = self.start_ctx(cx, 0);
-            startup.on_transfer_done(&mut sc);
+            {
+                let (startup, mut sc) = self.start_ctx(cb, cx, 0);
+                startup.on_transfer_done(&mut sc);
+            }
             cx.shared.notices.push(Notice::TransferDone { flow: self.flow, transfer: t.rec });
         }
     }

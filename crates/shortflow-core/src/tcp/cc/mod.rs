@@ -1,16 +1,22 @@
-//! Congestion-window rules. `Tcb` is the window state every rule and start-up policy
-//! sees; the rules themselves are free functions (like Linux's `tcp_slow_start`,
-//! `tcp_cong_avoid_ai`), and `AnyCc` picks the growth rule per connection.
+//! Congestion control: how the window grows on acks and shrinks on losses.
+//!
+//! `Tcb` is the window state every rule and start-up policy sees. A rule implements
+//! [`CongestionControl`] (like Linux's `tcp_congestion_ops` or quinn's `Controller`):
+//! it gets typed events ([`AckSample`], [`LossEvent`], [`SendMeta`]) and changes the
+//! `Tcb`; it never sees the sender's sequence state. [`AnyCc`] dispatches by enum on
+//! the hot path (no trait objects).
 //!
 //! - [`ns2`]: ns-2.35's `opencwnd()` (windowOption_ 1) and `slowdown(how)`, the rules
-//!   of Tahoe/Reno/NewReno.
+//!   of Tahoe/Reno/NewReno. The `how` flags are private to that rule.
 //!
-//! Later families (TCP Vienna's size-based α/β, fair-share slow start) add variants to
-//! `AnyCc`; the sender calls only `AnyCc::open` and `AnyCc::slowdown`.
+//! Adding a rule (TCP Vienna's size-based α/β, CUBIC, ...): one file here with a type
+//! implementing [`CongestionControl`], one variant in [`AnyCc`] and one line in each
+//! match below; its configuration is validated in its own file (`from_config`).
 
 pub mod ns2;
 
 use crate::config::TcpVariant;
+use crate::tcp::events::{AckSample, LossEvent, SendMeta};
 
 /// Why cwnd was last changed (ns-2 `last_cwnd_action_`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,27 +101,73 @@ impl Tcb {
     }
 }
 
-/// The congestion-avoidance rule of a connection.
-#[derive(Clone, Debug, Default)]
+/// A congestion-control rule. Every method but `on_ack`/`on_loss` has a no-op default.
+pub trait CongestionControl {
+    /// The application hands over a transfer of `transfer_pkts` packets (TCP Vienna
+    /// adapts its parameters to the size).
+    fn on_transfer_start(&mut self, _t: &mut Tcb, _transfer_pkts: i64) {}
+    /// A new cumulative ack outside recovery: grow the window (ns-2 `opencwnd`).
+    fn on_ack(&mut self, t: &mut Tcb, ack: &AckSample);
+    /// A loss event the start-up policy left to congestion control
+    /// ([`LossVerdict::Cut`](crate::tcp::events::LossVerdict::Cut)): reduce the window.
+    fn on_loss(&mut self, t: &mut Tcb, loss: &LossEvent);
+    /// A segment is about to leave.
+    fn on_send(&mut self, _t: &Tcb, _meta: &SendMeta) {}
+    /// A pacing rate (packets/s) the rule wants for every segment, if any. Pacing
+    /// itself is the sender's business (`tcp::pacing`), kept apart as in quinn.
+    fn pacing_rate(&self, _t: &Tcb) -> Option<f64> {
+        None
+    }
+    /// Rule-specific state for traces: (name, value) pairs.
+    fn metrics(&self, _out: &mut Vec<(&'static str, f64)>) {}
+}
+
+/// The congestion-control rule of a connection (enum dispatch on the hot path).
+#[derive(Clone, Debug)]
 pub enum AnyCc {
     /// ns-2.35 standard: slow start +1 per ack, CA +increase_num/cwnd per ack.
-    #[default]
-    Ns2Standard,
+    Ns2(ns2::Ns2Standard),
+}
+
+impl Default for AnyCc {
+    fn default() -> Self {
+        AnyCc::Ns2(ns2::Ns2Standard)
+    }
 }
 
 impl AnyCc {
-    /// A new cumulative ack arrived (ns-2 `opencwnd()`).
     #[inline]
-    pub fn open(&mut self, t: &mut Tcb) {
+    pub fn on_transfer_start(&mut self, t: &mut Tcb, transfer_pkts: i64) {
         match self {
-            AnyCc::Ns2Standard => ns2::opencwnd(t),
+            AnyCc::Ns2(c) => c.on_transfer_start(t, transfer_pkts),
         }
     }
-    /// Reduce the window (ns-2 `slowdown(how)`); `how` is a set of [`ns2::how`] flags.
     #[inline]
-    pub fn slowdown(&mut self, t: &mut Tcb, how: u32) {
+    pub fn on_ack(&mut self, t: &mut Tcb, ack: &AckSample) {
         match self {
-            AnyCc::Ns2Standard => ns2::slowdown(t, how),
+            AnyCc::Ns2(c) => c.on_ack(t, ack),
+        }
+    }
+    #[inline]
+    pub fn on_loss(&mut self, t: &mut Tcb, loss: &LossEvent) {
+        match self {
+            AnyCc::Ns2(c) => c.on_loss(t, loss),
+        }
+    }
+    #[inline]
+    pub fn on_send(&mut self, t: &Tcb, meta: &SendMeta) {
+        match self {
+            AnyCc::Ns2(c) => c.on_send(t, meta),
+        }
+    }
+    pub fn pacing_rate(&self, t: &Tcb) -> Option<f64> {
+        match self {
+            AnyCc::Ns2(c) => c.pacing_rate(t),
+        }
+    }
+    pub fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
+        match self {
+            AnyCc::Ns2(c) => c.metrics(out),
         }
     }
 }

@@ -5,10 +5,47 @@
 //! as ns-2.35 computes them, quirks included (cwnd may become 7.5 after halving;
 //! ssthresh is truncated to an int and floored at 2).
 
-use super::{CwndAction, Tcb};
+use super::{CongestionControl, CwndAction, Tcb};
+use crate::config::TcpVariant;
+use crate::tcp::events::{AckSample, LossEvent, LossKind};
 
-/// `slowdown` flags (ns-2.35 tcp.h).
-pub mod how {
+/// ns-2.35's standard window rule as a [`CongestionControl`]: `on_ack` is
+/// `opencwnd()`, `on_loss` is `slowdown(how)` with the flags ns-2's agents pass for
+/// each kind of loss.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Ns2Standard;
+
+impl CongestionControl for Ns2Standard {
+    #[inline]
+    fn on_ack(&mut self, t: &mut Tcb, _ack: &AckSample) {
+        opencwnd(t);
+    }
+
+    fn on_loss(&mut self, t: &mut Tcb, loss: &LossEvent) {
+        use how::*;
+        let flags = match loss.kind {
+            // tcp.cc dupack_action (Tahoe): back to one packet.
+            LossKind::DupAckThreshold if t.variant == TcpVariant::Tahoe => CLOSE_SSTHRESH_HALF | CLOSE_CWND_ONE,
+            // tcp-reno.cc / tcp-newreno.cc dupack_action: halve.
+            LossKind::DupAckThreshold | LossKind::LaterAcks => CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF,
+            // tcp.cc timeout with data outstanding.
+            LossKind::Rto => CLOSE_SSTHRESH_HALF | CLOSE_CWND_RESTART,
+            // tcp.cc timeout with nothing outstanding and restart_bugfix_.
+            LossKind::IdleRestart => CLOSE_CWND_ONE | NO_OUTSTANDING_DATA,
+            // tcp.cc ecn(): halve once per window (the sender decides "once").
+            LossKind::Ecn => CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF,
+            // NewReno partial acks deflate the window in the recovery code; ns-2's
+            // rule itself does nothing.
+            LossKind::PartialAck => return,
+        };
+        slowdown(t, flags);
+    }
+}
+
+/// `slowdown` flags (ns-2.35 tcp.h), private to this rule: other code reports loss
+/// events, not flags.
+#[allow(dead_code)] // the full ns-2 set, for reference
+mod how {
     pub const CLOSE_SSTHRESH_HALF: u32 = 0x1;
     pub const CLOSE_CWND_HALF: u32 = 0x2;
     pub const CLOSE_CWND_RESTART: u32 = 0x4;
@@ -20,7 +57,7 @@ pub mod how {
 
 /// ns-2.35: tcp.cc `opencwnd()`, windowOption_ 1, no max_ssthresh.
 #[inline]
-pub fn opencwnd(t: &mut Tcb) {
+fn opencwnd(t: &mut Tcb) {
     if t.cwnd < t.ssthresh as f64 {
         // slow start
         t.cwnd += 1.0;
@@ -34,7 +71,7 @@ pub fn opencwnd(t: &mut Tcb) {
 }
 
 /// ns-2.35: tcp.cc `slowdown(how)`, `precision_reduce_` true, windowOption_ 1.
-pub fn slowdown(t: &mut Tcb, how_: u32) {
+fn slowdown(t: &mut Tcb, how_: u32) {
     use how::*;
     let slowstart = t.cwnd < t.ssthresh as f64;
     let halfwin = t.windowd() / 2.0;

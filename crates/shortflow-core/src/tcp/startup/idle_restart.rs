@@ -3,16 +3,15 @@
 //! data, nothing is outstanding, and the last data packet left at least one RTO ago,
 //! cwnd goes back to the initial window; ssthresh is kept.
 
-use super::StartCtx;
-use crate::tcp::pacing::Pacer;
+use super::{StartCtx, StartPlan, StartupPolicy};
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct IdleRestart;
 
-impl IdleRestart {
-    pub fn on_transfer_start(&mut self, cx: &mut StartCtx) -> Option<Pacer> {
+impl StartupPolicy for IdleRestart {
+    fn on_transfer_start(&mut self, cx: &mut StartCtx) -> StartPlan {
         if !cx.idle() {
-            return None;
+            return StartPlan::default();
         }
         if let Some(last) = cx.last_send {
             let rto = cx.rtt.timeout(cx.rttp);
@@ -20,6 +19,6 @@ impl IdleRestart {
                 cx.tcb.cwnd = cx.tcb.initial_window();
             }
         }
-        None
+        StartPlan::default()
     }
 }

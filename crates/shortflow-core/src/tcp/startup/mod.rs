@@ -1,33 +1,55 @@
 //! Start-up policies: what a sender does when the application hands it new data on a
-//! fresh or idle connection, and what it learns for next time. One file per policy;
-//! "where does scheme X decide the window" is `startup/<x>.rs`, `on_transfer_start`.
+//! fresh or idle connection, how it leaves that phase, how it treats a loss during it,
+//! and what it learns for next time. One file per policy; "where does scheme X decide
+//! the window" is `startup/<x>.rs`, `on_transfer_start`.
 //!
-//! The sender calls the hooks at fixed points of ns-2's control flow:
+//! A policy implements [`StartupPolicy`]; every hook has a no-op default. The sender
+//! calls the hooks at fixed points of ns-2's control flow:
 //! - `on_transfer_start`: in `advanceby`, before `send_much` (ns-2 has no hook there;
-//!   TCP/SPAND spec §2.6 and §3.2 put the restart logic exactly there).
-//! - `on_fast_retransmit`: when a fast retransmit is entered, before the window is cut.
-//! - `on_timeout`: when the retransmission timer fires with data outstanding.
+//!   TCP/SPAND spec §2.6 and §3.2 put the restart logic exactly there). It returns a
+//!   [`StartPlan`]: an optional [`Pacer`] for the first window, an optional range of
+//!   sequence numbers sent at low drop priority, and whether to watch acks.
+//! - `on_send` (per segment) and `on_ack` (per ack) while the plan is active; `on_ack`
+//!   answers [`Phase::Exit`] to end it (pacing and low-priority marking stop).
+//! - `on_loss`: at every loss event *before* the window is cut or the timer backed
+//!   off; the [`LossVerdict`] says whether congestion control cuts as usual, the sender
+//!   restores a saved window (a failed fast start), or restarts without penalty. Any
+//!   loss ends the plan.
 //! - `on_transfer_done`: when the last packet of an application transfer is acked.
 //!
-//! A policy may return a [`Pacer`] that spaces out the first window; the sender stops
-//! pacing at the first loss event or when the paced range has been sent.
+//! What a policy may read and change is in [`StartCtx`]: the window, the RTT
+//! estimator, its connection's [path entry](crate::path::PathEntry) and the gateways,
+//! and the start-up trace. Its configuration is validated in its own file
+//! (`from_config`), called by the simulation builder.
+//!
+//! Adding a policy: a file here with a type implementing [`StartupPolicy`] and a
+//! `from_config`, a variant in [`AnyStartup`] and its arm in each match below, and a
+//! variant in `config::StartupConfig` (plus `build` below).
 
 pub mod idle_restart;
+pub mod ns2;
 pub mod spand;
 
+use crate::config::StartupConfig;
+use crate::error::ConfigError;
+use crate::path::PathCtx;
+use crate::results::StartupTrace;
 use crate::tcp::cc::Tcb;
+use crate::tcp::events::{AckSample, LossEvent, LossVerdict, Phase, SendMarks, SendMeta};
 use crate::tcp::pacing::Pacer;
 use crate::tcp::rtt::{RttEstimator, RttParams};
 use crate::time::SimTime;
-use crate::world::Shared;
 
 pub use idle_restart::IdleRestart;
+pub use ns2::{Ns2, NoRestart};
 pub use spand::Spand;
 
 /// What a policy may read and change at a hook.
 pub struct StartCtx<'a> {
     pub now: SimTime,
     pub flow: u32,
+    /// The flow's name (for traces).
+    pub flow_name: &'a str,
     pub tcb: &'a mut Tcb,
     pub rtt: &'a mut RttEstimator,
     pub rttp: &'a RttParams,
@@ -41,7 +63,10 @@ pub struct StartCtx<'a> {
     pub last_send: Option<SimTime>,
     /// Address of the destination host (gateway key).
     pub dst_addr: u32,
-    pub shared: &'a mut Shared,
+    /// This connection's path entry and the shared gateways.
+    pub path: PathCtx<'a>,
+    /// The start-up trace (one row per transfer start of a policy that records).
+    pub trace: &'a mut StartupTrace,
 }
 
 impl StartCtx<'_> {
@@ -51,42 +76,135 @@ impl StartCtx<'_> {
     }
 }
 
-/// The start-up policy of one connection (enum dispatch on the hot path).
+/// An inclusive range of sequence numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeqRange {
+    pub first: i64,
+    pub last: i64,
+}
+
+impl SeqRange {
+    #[inline]
+    pub fn contains(&self, seq: i64) -> bool {
+        self.first <= seq && seq <= self.last
+    }
+}
+
+/// What a policy wants for the transfer being started.
 #[derive(Clone, Debug, Default)]
+pub struct StartPlan {
+    /// Space out a range of new segments (TCP/SPAND's paced first window).
+    pub pacer: Option<Pacer>,
+    /// Send these segments at low drop priority (TCP Fast Start).
+    pub low_prio: Option<SeqRange>,
+    /// Call `on_send`/`on_ack` even without pacing or marking.
+    pub watch: bool,
+}
+
+impl StartPlan {
+    /// The plan needs the per-send and per-ack hooks.
+    pub fn is_active(&self) -> bool {
+        self.pacer.is_some() || self.low_prio.is_some() || self.watch
+    }
+}
+
+/// A start-up policy. Every hook has a default that leaves ns-2's behaviour alone.
+pub trait StartupPolicy {
+    /// The application hands over a transfer; set the window and return a plan.
+    fn on_transfer_start(&mut self, _cx: &mut StartCtx) -> StartPlan {
+        StartPlan::default()
+    }
+    /// A segment is about to leave while the plan is active.
+    fn on_send(&mut self, _meta: &SendMeta) -> SendMarks {
+        SendMarks::default()
+    }
+    /// An ack arrived while the plan is active (after the mechanism processed it).
+    fn on_ack(&mut self, _cx: &mut StartCtx, _ack: &AckSample) -> Phase {
+        Phase::Stay
+    }
+    /// A loss event, before the window is cut (see [`LossVerdict`]).
+    fn on_loss(&mut self, _cx: &mut StartCtx, _loss: &LossEvent) -> LossVerdict {
+        LossVerdict::Cut
+    }
+    /// The last packet of an application transfer was acked.
+    fn on_transfer_done(&mut self, _cx: &mut StartCtx) {}
+    /// Does this policy replace ns-2's timer-driven slow-start restart (a timeout with
+    /// nothing outstanding closing cwnd to 1)? Every policy but `Ns2` does.
+    fn replaces_idle_restart(&self) -> bool {
+        true
+    }
+}
+
+/// The start-up policy of one connection (enum dispatch on the hot path).
+#[derive(Clone, Debug)]
 pub enum AnyStartup {
     /// ns-2 behaviour: nothing beyond the TCP knobs (built-in slow-start restart).
-    #[default]
-    Ns2,
+    Ns2(Ns2),
     /// Explicit slow-start restart after an idle period of at least one RTO.
     IdleRestart(IdleRestart),
     /// cwnd and ssthresh carry over idle periods.
-    NoRestart,
+    NoRestart(NoRestart),
     /// TCP/SPAND.
     Spand(Spand),
 }
 
+impl Default for AnyStartup {
+    fn default() -> Self {
+        AnyStartup::Ns2(Ns2)
+    }
+}
+
+/// Dispatch one call to the policy inside `AnyStartup`.
+macro_rules! dispatch {
+    ($self:expr, $p:ident => $call:expr) => {
+        match $self {
+            AnyStartup::Ns2($p) => $call,
+            AnyStartup::IdleRestart($p) => $call,
+            AnyStartup::NoRestart($p) => $call,
+            AnyStartup::Spand($p) => $call,
+        }
+    };
+}
+
 impl AnyStartup {
-    /// Returns a pacer for the first window, if the policy paces.
-    pub fn on_transfer_start(&mut self, cx: &mut StartCtx) -> Option<Pacer> {
-        match self {
-            AnyStartup::Ns2 | AnyStartup::NoRestart => None,
-            AnyStartup::IdleRestart(p) => p.on_transfer_start(cx),
-            AnyStartup::Spand(p) => p.on_transfer_start(cx),
-        }
+    /// Build the policy a flow's `startup` table asks for (`field` is its path in the
+    /// configuration, for errors; `resolve_gateway` maps a gateway name to its index).
+    pub fn build(
+        field: &str,
+        cfg: &StartupConfig,
+        tcp_window: u32,
+        resolve_gateway: &dyn Fn(&str, &str) -> Result<usize, ConfigError>,
+    ) -> Result<AnyStartup, ConfigError> {
+        Ok(match cfg {
+            StartupConfig::Ns2 => AnyStartup::Ns2(Ns2),
+            StartupConfig::IdleRestart => AnyStartup::IdleRestart(IdleRestart),
+            StartupConfig::NoRestart => AnyStartup::NoRestart(NoRestart),
+            StartupConfig::Spand(sc) => AnyStartup::Spand(Spand::from_config(field, sc, tcp_window, resolve_gateway)?),
+        })
     }
-    pub fn on_fast_retransmit(&mut self, cx: &mut StartCtx) {
-        if let AnyStartup::Spand(p) = self {
-            p.on_fast_retransmit(cx)
-        }
+
+    #[inline]
+    pub fn on_transfer_start(&mut self, cx: &mut StartCtx) -> StartPlan {
+        dispatch!(self, p => p.on_transfer_start(cx))
     }
-    pub fn on_timeout(&mut self, _cx: &mut StartCtx) {}
+    #[inline]
+    pub fn on_send(&mut self, meta: &SendMeta) -> SendMarks {
+        dispatch!(self, p => p.on_send(meta))
+    }
+    #[inline]
+    pub fn on_ack(&mut self, cx: &mut StartCtx, ack: &AckSample) -> Phase {
+        dispatch!(self, p => p.on_ack(cx, ack))
+    }
+    #[inline]
+    pub fn on_loss(&mut self, cx: &mut StartCtx, loss: &LossEvent) -> LossVerdict {
+        dispatch!(self, p => p.on_loss(cx, loss))
+    }
+    #[inline]
     pub fn on_transfer_done(&mut self, cx: &mut StartCtx) {
-        if let AnyStartup::Spand(p) = self {
-            p.on_transfer_done(cx)
-        }
+        dispatch!(self, p => p.on_transfer_done(cx))
     }
-    /// Does this policy replace ns-2's timer-driven slow-start restart?
-    pub fn overrides_restart(&self) -> bool {
-        !matches!(self, AnyStartup::Ns2)
+    #[inline]
+    pub fn replaces_idle_restart(&self) -> bool {
+        dispatch!(self, p => p.replaces_idle_restart())
     }
 }

@@ -9,8 +9,10 @@
 //! It reports W_c samples: `floor(cwnd) - 1` at each fast retransmit entered in CA,
 //! and `floor(cwnd)` at the end of a transfer that had no such sample (A10).
 
-use super::StartCtx;
+use super::{StartCtx, StartPlan, StartupPolicy};
 use crate::config::{InfeasiblePolicy, SpandConfig};
+use crate::error::ConfigError;
+use crate::tcp::events::{LossEvent, LossKind, LossVerdict};
 use crate::tcp::pacing::Pacer;
 
 #[derive(Clone, Debug)]
@@ -32,6 +34,25 @@ pub struct Spand {
 }
 
 impl Spand {
+    /// Validate a flow's `startup = { kind = "spand", ... }` table (`field` is its path,
+    /// for errors) and build the policy; `resolve_gateway(field, name)` gives the index
+    /// of a gateway in `SimConfig::gateways`.
+    pub fn from_config(
+        field: &str,
+        cfg: &SpandConfig,
+        tcp_window: u32,
+        resolve_gateway: &dyn Fn(&str, &str) -> Result<usize, ConfigError>,
+    ) -> Result<Spand, ConfigError> {
+        let gateway = resolve_gateway(&format!("{field}.gateway"), &cfg.gateway)?;
+        if !cfg.b.is_finite() || cfg.b <= 0.0 {
+            return Err(ConfigError::new(format!("{field}.b"), cfg.b, "must be a finite number greater than 0"));
+        }
+        if cfg.bucket_depth < 1 {
+            return Err(ConfigError::new(format!("{field}.bucket_depth"), cfg.bucket_depth, "must be at least 1"));
+        }
+        Ok(Spand::new(cfg, gateway, tcp_window))
+    }
+
     pub fn new(cfg: &SpandConfig, gateway: usize, tcp_window: u32) -> Spand {
         Spand {
             gateway,
@@ -48,11 +69,14 @@ impl Spand {
         }
     }
 
-    pub fn on_transfer_start(&mut self, cx: &mut StartCtx) -> Option<Pacer> {
+}
+
+impl StartupPolicy for Spand {
+    fn on_transfer_start(&mut self, cx: &mut StartCtx) -> StartPlan {
         self.ca_sample_this_transfer = false;
-        let est = cx.shared.gateways[self.gateway].query(cx.dst_addr, cx.now);
-        let tr = &mut cx.shared.startup_trace;
-        tr.flow.push(cx.shared.flow_names[cx.flow as usize].clone());
+        let est = cx.path.gateway(self.gateway).query(cx.dst_addr, cx.now);
+        let tr = &mut *cx.trace;
+        tr.flow.push(cx.flow_name.to_string());
         tr.time_s.push(cx.now.as_secs_f64());
         let Some(est) = est else {
             // No history (spec §2.4, A11): standard slow start from windowInit.
@@ -62,7 +86,7 @@ impl Spand {
             tr.n_samples.push(0);
             tr.cwnd.push(cx.tcb.cwnd);
             tr.fallback_slow_start.push(true);
-            return None;
+            return StartPlan::default();
         };
         // A5: floor of the mean, at least 1.
         let wc = (est.wc.floor() as i64).max(1) as u32;
@@ -84,30 +108,35 @@ impl Spand {
         tr.cwnd.push(c as f64);
         tr.fallback_slow_start.push(false);
         if !self.pacing || est.rtt_s <= 0.0 {
-            return None;
+            return StartPlan::default();
         }
         let count = (c as i64).min(cx.transfer_pkts.max(1));
-        Some(Pacer::new(cx.now, cx.t_seqno, count, c as f64 / est.rtt_s, self.bucket_depth))
+        StartPlan {
+            pacer: Some(Pacer::new(cx.now, cx.t_seqno, count, c as f64 / est.rtt_s, self.bucket_depth)),
+            ..StartPlan::default()
+        }
     }
 
-    /// §2.6 reporting hook: fast retransmit entered while in CA.
-    pub fn on_fast_retransmit(&mut self, cx: &mut StartCtx) {
-        if !self.report || cx.tcb.in_slow_start() {
-            return;
+    /// §2.6 reporting hook: a fast retransmit entered while in CA reports
+    /// `floor(cwnd) - 1` (before the cut); the window is then cut as usual.
+    fn on_loss(&mut self, cx: &mut StartCtx, loss: &LossEvent) -> LossVerdict {
+        if loss.kind != LossKind::DupAckThreshold || !self.report || cx.tcb.in_slow_start() {
+            return LossVerdict::Cut;
         }
         let wc = cx.tcb.cwnd.floor() - 1.0;
         let srtt = cx.rtt.srtt_s(cx.rttp);
-        cx.shared.gateways[self.gateway].report(cx.dst_addr, cx.now, wc, srtt);
+        cx.path.gateway(self.gateway).report(cx.dst_addr, cx.now, wc, srtt);
         self.ca_sample_this_transfer = true;
+        LossVerdict::Cut
     }
 
     /// §2.3: a transfer without a CA-loss sample reports cwnd at its end.
-    pub fn on_transfer_done(&mut self, cx: &mut StartCtx) {
+    fn on_transfer_done(&mut self, cx: &mut StartCtx) {
         self.prev_cwnd = Some(cx.tcb.cwnd);
         if !self.report || self.ca_sample_this_transfer {
             return;
         }
         let srtt = cx.rtt.srtt_s(cx.rttp);
-        cx.shared.gateways[self.gateway].report(cx.dst_addr, cx.now, cx.tcb.cwnd.floor(), srtt);
+        cx.path.gateway(self.gateway).report(cx.dst_addr, cx.now, cx.tcb.cwnd.floor(), srtt);
     }
 }

@@ -1,0 +1,37 @@
+//! Print one line per config: a 64-bit FNV-1a digest of everything a run produces
+//! (every result table, with ack, cwnd and packet traces switched on), less the wall
+//! time. Used to check that a refactoring changes no packet time: run it on the same
+//! configs before and after and diff the output.
+//! `cargo run --release -p shortflow-core --example dump_results -- A.config.json B.config.json ...`
+fn main() {
+    let mut failed = false;
+    for path in std::env::args().skip(1) {
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let trace = v.as_object_mut().expect("config object").entry("trace").or_insert(serde_json::json!({}));
+        let t = trace.as_object_mut().expect("trace object");
+        t.insert("acks".into(), true.into());
+        t.insert("cwnd".into(), true.into());
+        t.insert("packets".into(), true.into());
+        let cfg: shortflow_core::config::SimConfig = serde_json::from_value(v).unwrap_or_else(|e| panic!("{path}: {e}"));
+        match shortflow_core::run(&cfg) {
+            Ok(mut r) => {
+                r.stats.wall_s = 0.0;
+                let bytes = serde_json::to_vec(&r).expect("serialise");
+                let mut h: u64 = 0xcbf29ce484222325;
+                for b in &bytes {
+                    h ^= *b as u64;
+                    h = h.wrapping_mul(0x100000001b3);
+                }
+                println!("{h:016x} {} events {} {path}", r.stats.events, r.transfers.flow.len());
+            }
+            Err(e) => {
+                println!("error {e} {path}");
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        std::process::exit(1);
+    }
+}

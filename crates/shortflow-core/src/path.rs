@@ -1,0 +1,164 @@
+//! State that outlives a connection, in one registry: what a host has learnt about a
+//! path to a destination network, and the devices that pool such knowledge across
+//! hosts. Start-up policies get their connection's entry (and the devices they name),
+//! never the whole world.
+//!
+//! - A [`PathEntry`] is keyed by (sending host, destination prefix). The prefix length
+//!   is `SimConfig::paths.prefix_len` (default 32: one entry per destination host, as
+//!   a TCB cache keeps it; shorter prefixes share state per network, as the thesis's
+//!   Fast Start optionally does). It holds the cache of past connections' state
+//!   ([`PathCache`]: Fast Start, RFC 9040 TCB sharing) and room for a fair-share group.
+//! - A [`Gateway`] (TCP/SPAND's performance gateway) is shared by every host that names
+//!   it; it keys its own history by destination prefix.
+//!
+//! Every connection is given its entry's index at build time, so looking it up costs
+//! nothing on the hot path.
+
+use std::collections::HashMap;
+
+use crate::spand::gateway::Gateway;
+use crate::time::SimTime;
+
+/// Connection state cached for a path when a connection ends or goes idle (Fast
+/// Start's cached window and RTT; RFC 9040's temporal sharing).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PathCache {
+    /// When the state was cached (for expiry).
+    pub at: SimTime,
+    pub cwnd: f64,
+    pub ssthresh: i32,
+    /// Smoothed RTT and its variation (s), as the connection's estimator had them.
+    pub srtt_s: f64,
+    pub rttvar_s: f64,
+}
+
+/// What one host knows about the path to one destination prefix.
+#[derive(Clone, Debug, Default)]
+pub struct PathEntry {
+    /// Sending host (node index).
+    pub host: u32,
+    /// Destination prefix (address masked to the registry's prefix length).
+    pub prefix: u32,
+    /// The latest cached connection state, if any.
+    pub cache: Option<PathCache>,
+    /// Fair-share group this path belongs to (fair-share slow start), if any.
+    pub group: Option<u32>,
+    /// Connections of this path that are currently open (built and not finished).
+    pub live_connections: u32,
+}
+
+impl PathEntry {
+    /// The cached state if it is at most `max_age` old at `now`.
+    pub fn fresh_cache(&self, now: SimTime, max_age: SimTime) -> Option<PathCache> {
+        self.cache.filter(|c| now.saturating_sub(c.at) <= max_age)
+    }
+}
+
+/// The registry: path entries by (host, destination prefix), and the shared devices.
+#[derive(Clone, Debug)]
+pub struct PathRegistry {
+    prefix_len: u8,
+    mask: u32,
+    entries: Vec<PathEntry>,
+    index: HashMap<(u32, u32), u32>,
+    /// TCP/SPAND performance gateways, by their index in `SimConfig::gateways`.
+    pub gateways: Vec<Gateway>,
+}
+
+impl Default for PathRegistry {
+    fn default() -> Self {
+        PathRegistry::new(32).expect("32 is a valid prefix length")
+    }
+}
+
+impl PathRegistry {
+    /// A registry grouping destinations by their top `prefix_len` bits (0..=32).
+    pub fn new(prefix_len: u8) -> Result<PathRegistry, String> {
+        if prefix_len > 32 {
+            return Err(format!("an IPv4 prefix length must be 0..=32, not {prefix_len}"));
+        }
+        let mask = if prefix_len == 0 { 0 } else { u32::MAX << (32 - prefix_len) };
+        Ok(PathRegistry { prefix_len, mask, entries: Vec::new(), index: HashMap::new(), gateways: Vec::new() })
+    }
+
+    pub fn prefix_len(&self) -> u8 {
+        self.prefix_len
+    }
+
+    /// The entry index for (`host`, destination address `dst_addr`), created if new.
+    pub fn entry_for(&mut self, host: u32, dst_addr: u32) -> u32 {
+        let prefix = dst_addr & self.mask;
+        let entries = &mut self.entries;
+        *self.index.entry((host, prefix)).or_insert_with(|| {
+            entries.push(PathEntry { host, prefix, ..Default::default() });
+            (entries.len() - 1) as u32
+        })
+    }
+
+    #[inline]
+    pub fn entry(&mut self, id: u32) -> &mut PathEntry {
+        &mut self.entries[id as usize]
+    }
+
+    pub fn entries(&self) -> &[PathEntry] {
+        &self.entries
+    }
+}
+
+/// What a policy may touch of the registry: its connection's entry and the gateways.
+pub struct PathCtx<'a> {
+    registry: &'a mut PathRegistry,
+    entry: u32,
+}
+
+impl<'a> PathCtx<'a> {
+    pub fn new(registry: &'a mut PathRegistry, entry: u32) -> Self {
+        PathCtx { registry, entry }
+    }
+    /// This connection's path entry.
+    #[inline]
+    pub fn entry(&mut self) -> &mut PathEntry {
+        self.registry.entry(self.entry)
+    }
+    /// A gateway named by the policy's configuration (an index resolved at build time).
+    #[inline]
+    pub fn gateway(&mut self, id: usize) -> &mut Gateway {
+        &mut self.registry.gateways[id]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_are_per_host_and_prefix() {
+        let mut r = PathRegistry::new(24).unwrap();
+        let a = r.entry_for(1, 0x0A02_0005);
+        let b = r.entry_for(1, 0x0A02_0077); // same /24
+        let c = r.entry_for(2, 0x0A02_0005); // other host
+        let d = r.entry_for(1, 0x0A03_0005); // other network
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_ne!(a, d);
+        assert_eq!(r.entries().len(), 3);
+        assert_eq!(r.entry(a).prefix, 0x0A02_0000);
+    }
+
+    #[test]
+    fn host_prefix_by_default_and_cache_expiry() {
+        let mut r = PathRegistry::default();
+        let a = r.entry_for(0, 0x0A00_0001);
+        assert_ne!(a, r.entry_for(0, 0x0A00_0002));
+        let cache = PathCache { at: SimTime::from_secs(10), cwnd: 12.0, ssthresh: 8, srtt_s: 0.1, rttvar_s: 0.02 };
+        r.entry(a).cache = Some(cache);
+        let e = r.entry(a).clone();
+        assert_eq!(e.fresh_cache(SimTime::from_secs(20), SimTime::from_secs(10)), Some(cache));
+        assert_eq!(e.fresh_cache(SimTime::from_secs(21), SimTime::from_secs(10)), None);
+    }
+
+    #[test]
+    fn bad_prefix_length_is_refused() {
+        assert!(PathRegistry::new(33).unwrap_err().contains("33"));
+    }
+}

@@ -1,0 +1,244 @@
+//! The control block: the congestion state a connection sends under, kept apart from
+//! its sequence state (`sender::TcpConn`) so that one block can serve several
+//! connections (the thesis's TCP session, RFC 9040 ensemble sharing).
+//!
+//! A block holds the window (`Tcb`), the RTT estimator, the congestion-control rule,
+//! the start-up policy and its plan (pacer, low-priority range), and the pacing timer.
+//! Blocks are addressed by index in [`TcpSenders::cbs`]; each connection names its
+//! block. A block serving one connection behaves exactly as ns-2's agent does.
+//!
+//! A block serving several connections ("shared") limits the packets they have in
+//! flight *together* to one window: a connection sends only while the others' flight
+//! plus its own stays within the window, and after every event on one member the
+//! block's scheduler ([`TcpSenders::serve`], round robin, one segment per turn) lets
+//! the other members use what the window has left.
+//!
+//! What stays per connection, by design of ns-2's mechanism: the duplicate-ack and
+//! recovery state and the retransmission timer, which act on one sequence space. An
+//! integrated loss recovery across a session's connections (thesis ch. 7) becomes a
+//! recovery policy of the block when the session is built.
+
+use crate::engine::Timer;
+use crate::tcp::cc::{AnyCc, CwndAction, Tcb};
+use crate::tcp::pacing::Pacer;
+use crate::tcp::rtt::RttEstimator;
+use crate::tcp::sender::{TcpConn, TcpParams};
+use crate::tcp::startup::{AnyStartup, SeqRange, StartPlan};
+use crate::world::Ctx;
+
+pub struct ControlBlock {
+    pub tcb: Tcb,
+    pub rtt: RttEstimator,
+    pub cc: AnyCc,
+    pub startup: AnyStartup,
+    /// Boxed: only a pacing start-up (TCP/SPAND) has one, for its first window.
+    pub(crate) pacer: Option<Box<Pacer>>,
+    pub(crate) pace_timer: Timer,
+    /// Segments of the plan's connection sent at low drop priority.
+    pub(crate) low_prio: Option<SeqRange>,
+    /// A start-up plan is running: `on_send`/`on_ack` of the policy are called.
+    pub(crate) plan_active: bool,
+    /// The connection whose sequence numbers the plan's pacer and range refer to.
+    pub(crate) plan_conn: u32,
+    /// Connections sharing this block (empty: the block serves one connection).
+    members: Vec<u32>,
+    /// Shared blocks: packets in flight of all members, and of all members but the
+    /// one being served (`others_flight`, 0 for a block of one connection).
+    flight_total: i64,
+    pub(crate) others_flight: i64,
+    next_turn: usize,
+}
+
+impl ControlBlock {
+    /// A block in ns-2's `reset()` state for connections with parameters `p`.
+    pub fn new(p: &TcpParams, startup: AnyStartup, boot_time: f64) -> ControlBlock {
+        let mut tcb = Tcb {
+            variant: p.variant,
+            cwnd: 0.0,
+            ssthresh: 0,
+            wnd: p.wnd,
+            dupwnd: 0,
+            wnd_init: p.wnd_init,
+            wnd_init_option: 1,
+            wnd_restart: 1.0,
+            maxcwnd: p.maxcwnd,
+            increase_num: p.increase_num,
+            decrease_num: p.decrease_num,
+            last_cwnd_action: CwndAction::None,
+            first_decrease: true,
+            packet_size: p.size,
+        };
+        // ns-2.35 tcp.cc reset(): set_initial_window() (with syn_ and delay_growth_
+        // the window starts at 1) and ssthresh_ = initial ssthresh or window_.
+        tcb.cwnd = if p.syn && p.delay_growth { 1.0 } else { tcb.initial_window() };
+        tcb.ssthresh = if p.initial_ssthresh > 0 { p.initial_ssthresh } else { p.wnd as i32 };
+        let mut rtt = RttEstimator::new(&p.rtt, boot_time);
+        rtt.init(&p.rtt);
+        ControlBlock {
+            tcb,
+            rtt,
+            cc: AnyCc::default(),
+            startup,
+            pacer: None,
+            pace_timer: Timer::default(),
+            low_prio: None,
+            plan_active: false,
+            plan_conn: 0,
+            members: Vec::new(),
+            flight_total: 0,
+            others_flight: 0,
+            next_turn: 0,
+        }
+    }
+
+    /// Does this block serve more than one connection?
+    #[inline]
+    pub fn is_shared(&self) -> bool {
+        !self.members.is_empty()
+    }
+
+    pub fn members(&self) -> &[u32] {
+        &self.members
+    }
+
+    /// Start the plan a start-up policy returned for connection `conn`.
+    pub(crate) fn start_plan(&mut self, conn: u32, plan: StartPlan) {
+        self.plan_active = plan.is_active();
+        self.plan_conn = conn;
+        self.low_prio = plan.low_prio;
+        self.pacer = plan.pacer.map(Box::new);
+        if self.pacer.is_none() {
+            self.pace_timer.cancel();
+        }
+    }
+
+    /// End the start-up plan (a loss, or the policy left its phase).
+    #[inline]
+    pub(crate) fn end_plan(&mut self) {
+        self.plan_active = false;
+        self.low_prio = None;
+        self.pacer = None;
+        self.pace_timer.cancel();
+    }
+}
+
+/// Every TCP sender of a simulation: connections and the control blocks they send
+/// under. Events for connection `i` go through here, so that a shared block's other
+/// members are served after each.
+#[derive(Default)]
+pub struct TcpSenders {
+    pub conns: Vec<TcpConn>,
+    pub cbs: Vec<ControlBlock>,
+}
+
+impl TcpSenders {
+    pub fn with_capacity(n: usize) -> Self {
+        TcpSenders { conns: Vec::with_capacity(n), cbs: Vec::with_capacity(n) }
+    }
+
+    /// Add a connection with its own control block; returns the connection's index.
+    pub fn push(&mut self, mut conn: TcpConn, cb: ControlBlock) -> u32 {
+        conn.cb = self.cbs.len() as u32;
+        self.cbs.push(cb);
+        self.conns.push(conn);
+        (self.conns.len() - 1) as u32
+    }
+
+    /// Add a connection that sends under connection `with`'s control block (which
+    /// becomes shared). The connection's own parameters must match the block's.
+    pub fn push_sharing(&mut self, mut conn: TcpConn, with: u32) -> u32 {
+        let b = self.conns[with as usize].cb;
+        let i = self.conns.len() as u32;
+        conn.cb = b;
+        let cb = &mut self.cbs[b as usize];
+        if cb.members.is_empty() {
+            cb.members.push(with);
+        }
+        cb.members.push(i);
+        self.conns.push(conn);
+        i
+    }
+
+    pub fn len(&self) -> usize {
+        self.conns.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.conns.is_empty()
+    }
+
+    /// Connection `i` and its control block.
+    #[inline]
+    pub fn get(&self, i: u32) -> (&TcpConn, &ControlBlock) {
+        let c = &self.conns[i as usize];
+        (c, &self.cbs[c.cb as usize])
+    }
+
+    /// Run `f` on connection `i` and its block, then serve a shared block's others.
+    #[inline]
+    fn with(&mut self, cx: &mut Ctx, i: u32, f: impl FnOnce(&mut TcpConn, &mut ControlBlock, &mut Ctx)) {
+        let c = &mut self.conns[i as usize];
+        let cb = &mut self.cbs[c.cb as usize];
+        if !cb.is_shared() {
+            return f(c, cb, cx);
+        }
+        let b = c.cb;
+        cb.others_flight = cb.flight_total - c.flight();
+        f(c, cb, cx);
+        cb.flight_total = cb.others_flight + c.flight();
+        self.serve(cx, b);
+    }
+
+    /// An ack arrives for connection `i`.
+    #[inline]
+    pub fn recv(&mut self, cx: &mut Ctx, i: u32, pkt: crate::engine::PktId) {
+        self.with(cx, i, |c, cb, cx| c.recv(cb, cx, pkt));
+    }
+
+    /// A timer of connection `i` fires.
+    #[inline]
+    pub fn timer(&mut self, cx: &mut Ctx, i: u32, which: u8, gen: u32) {
+        self.with(cx, i, |c, cb, cx| c.timer(cb, cx, which, gen));
+    }
+
+    /// The application hands connection `i` a transfer of `n` packets.
+    pub fn start_transfer(&mut self, cx: &mut Ctx, i: u32, n: i64, round: u32, bytes: u64) {
+        self.with(cx, i, |c, cb, cx| c.start_transfer(cb, cx, n, round, bytes));
+    }
+
+    /// An infinite source starts on connection `i`.
+    pub fn start_infinite(&mut self, cx: &mut Ctx, i: u32) {
+        self.with(cx, i, |c, cb, cx| c.start_infinite(cb, cx));
+    }
+
+    /// Connection `i` gets `n` more packets without a recorded transfer (Telnet).
+    pub fn sendmsg_pkts(&mut self, cx: &mut Ctx, i: u32, n: i64) {
+        self.with(cx, i, |c, cb, cx| c.sendmsg_pkts(cb, cx, n));
+    }
+
+    /// The scheduler of a shared block: round robin over the members, one new
+    /// segment per turn, while the window has room and someone has data.
+    fn serve(&mut self, cx: &mut Ctx, b: u32) {
+        let n = self.cbs[b as usize].members.len();
+        let mut idle_turns = 0;
+        while idle_turns < n {
+            let cb = &mut self.cbs[b as usize];
+            let k = cb.members[cb.next_turn % n];
+            cb.next_turn = (cb.next_turn + 1) % n;
+            let c = &mut self.conns[k as usize];
+            cb.others_flight = cb.flight_total - c.flight();
+            let sent = c.send_turn(cb, cx);
+            cb.flight_total = cb.others_flight + c.flight();
+            idle_turns = if sent { 0 } else { idle_turns + 1 };
+        }
+    }
+
+    /// Packets in flight under block `b` (all its connections).
+    pub fn block_flight(&self, b: u32) -> i64 {
+        let cb = &self.cbs[b as usize];
+        if cb.is_shared() {
+            cb.members.iter().map(|&k| self.conns[k as usize].flight()).sum()
+        } else {
+            self.conns.iter().filter(|c| c.cb == b).map(|c| c.flight()).sum()
+        }
+    }
+}

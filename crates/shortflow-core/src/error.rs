@@ -26,3 +26,20 @@ impl fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
+
+/// `v` must be finite and > 0.
+pub fn positive(field: &str, v: f64) -> Result<f64, ConfigError> {
+    if !v.is_finite() || v <= 0.0 {
+        return Err(ConfigError::new(field, v, "must be a finite number greater than 0"));
+    }
+    Ok(v)
+}
+
+/// `v` must be finite and >= 0.
+pub fn non_negative(field: &str, v: f64) -> Result<f64, ConfigError> {
+    if !v.is_finite() || v < 0.0 {
+        return Err(ConfigError::new(field, v, "must be a finite number >= 0"));
+    }
+    Ok(v)
+}
+

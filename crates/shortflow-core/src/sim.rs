@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::config::*;
 use crate::engine::{Event, Scheduler};
-use crate::error::ConfigError;
+use crate::error::{non_negative, positive, ConfigError};
 use crate::net::link::Link;
 use crate::net::packet::PacketPool;
 use crate::net::queue::{AnyQueue, DropPriority, DropTail, Red};
@@ -17,7 +17,6 @@ use crate::net::{Arrival, Network};
 use crate::results::*;
 use crate::rng::Rng;
 use crate::spand::gateway::Gateway;
-use crate::tcp::rtt::RttParams;
 use crate::path::PathRegistry;
 use crate::tcp::control::{ControlBlock, TcpSenders};
 use crate::tcp::sender::{TcpConn, TcpParams};
@@ -122,20 +121,6 @@ fn err(field: impl Into<String>, value: impl std::fmt::Display, msg: impl Into<S
     ConfigError::new(field, value, msg)
 }
 
-fn positive(field: &str, v: f64) -> Result<f64, ConfigError> {
-    if !v.is_finite() || v <= 0.0 {
-        return Err(err(field, v, "must be a finite number greater than 0"));
-    }
-    Ok(v)
-}
-
-fn non_negative(field: &str, v: f64) -> Result<f64, ConfigError> {
-    if !v.is_finite() || v < 0.0 {
-        return Err(err(field, v, "must be a finite number >= 0"));
-    }
-    Ok(v)
-}
-
 /// Suggest the closest known name (edit distance) for an unknown one.
 fn suggest<'a>(name: &str, known: impl Iterator<Item = &'a String>) -> String {
     fn dist(a: &str, b: &str) -> usize {
@@ -170,80 +155,6 @@ fn parse_addr(field: &str, s: &str) -> Result<u32, ConfigError> {
         a = (a << 8) | b as u32;
     }
     Ok(a)
-}
-
-fn tcp_params(field: &str, t: &TcpConfig) -> Result<TcpParams, ConfigError> {
-    if t.window < 1 {
-        return Err(err(format!("{field}.window"), t.window, "must be at least 1 packet"));
-    }
-    if t.window_init < 1 {
-        return Err(err(format!("{field}.window_init"), t.window_init, "must be at least 1 packet"));
-    }
-    if t.packet_size < 1 {
-        return Err(err(format!("{field}.packet_size"), t.packet_size, "must be at least 1 byte"));
-    }
-    let tick = positive(&format!("{field}.tcp_tick_s"), t.tcp_tick_s)?;
-    non_negative(&format!("{field}.minrto_s"), t.minrto_s)?;
-    positive(&format!("{field}.maxrto_s"), t.maxrto_s)?;
-    positive(&format!("{field}.rtxcur_init_s"), t.rtxcur_init_s)?;
-    if t.numdupacks < 1 {
-        return Err(err(format!("{field}.numdupacks"), t.numdupacks, "must be at least 1"));
-    }
-    if t.t_rttvar_bits < 1 || t.t_srtt_bits < t.t_rttvar_bits || t.t_srtt_bits > 8 {
-        return Err(err(
-            format!("{field}.t_srtt_bits"),
-            format!("{}/{}", t.t_srtt_bits, t.t_rttvar_bits),
-            "need 1 <= t_rttvar_bits <= t_srtt_bits <= 8",
-        ));
-    }
-    if t.rttvar_exp > 8 {
-        return Err(err(format!("{field}.rttvar_exp"), t.rttvar_exp, "must be at most 8"));
-    }
-    if t.overhead_s != 0.0 {
-        return Err(err(format!("{field}.overhead_s"), t.overhead_s, "only 0 (no random send delay) is supported"));
-    }
-    if t.window_option != 1 {
-        return Err(err(format!("{field}.window_option"), t.window_option, "only windowOption_ 1 (standard) is supported"));
-    }
-    positive(&format!("{field}.increase_num"), t.increase_num)?;
-    let dn = positive(&format!("{field}.decrease_num"), t.decrease_num)?;
-    if dn >= 1.0 {
-        return Err(err(format!("{field}.decrease_num"), dn, "must be below 1"));
-    }
-    if let Some(b) = t.boot_time_s {
-        if !(0.0..tick).contains(&b) {
-            return Err(err(format!("{field}.boot_time_s"), b, format!("must be in [0, tcp_tick_s = {tick})")));
-        }
-    }
-    Ok(TcpParams {
-        variant: t.variant,
-        wnd: t.window as f64,
-        wnd_init: t.window_init as i32,
-        maxcwnd: t.maxcwnd as i32,
-        size: t.packet_size,
-        hdr: t.header_size,
-        initial_ssthresh: t.ssthresh as i32,
-        rtt: RttParams {
-            tick,
-            srtt_bits: t.t_srtt_bits,
-            rttvar_bits: t.t_rttvar_bits,
-            rttvar_exp: t.rttvar_exp,
-            minrto: t.minrto_s,
-            maxrto: t.maxrto_s,
-            rtxcur_init: t.rtxcur_init_s,
-            srtt_init: t.srtt_init,
-            rttvar_init: t.rttvar_init,
-        },
-        maxburst: t.maxburst as i32,
-        numdupacks: t.numdupacks as i32,
-        slow_start_restart: t.slow_start_restart,
-        restart_bugfix: t.restart_bugfix,
-        syn: t.syn,
-        delay_growth: t.delay_growth,
-        singledup: t.singledup != 0,
-        increase_num: t.increase_num,
-        decrease_num: t.decrease_num,
-    })
 }
 
 impl Simulation {
@@ -402,7 +313,7 @@ impl Simulation {
                     if net.routes.route(d, s).is_none() {
                         return Err(err(format!("{f}.src"), &fl.src, format!("no route back from {} to {} for acks", fl.dst, fl.src)));
                     }
-                    let p = tcp_params(&format!("{f}.tcp"), &fl.tcp)?;
+                    let p = TcpParams::from_config(&format!("{f}.tcp"), &fl.tcp)?;
                     let p = params_seen.entry(format!("{p:?}")).or_insert_with(|| Arc::new(p)).clone();
                     let mut rng = Rng::for_source(cfg.seed, &format!("tcp:{}", fl.name));
                     let boot = fl.tcp.boot_time_s.unwrap_or_else(|| rng.uniform() * p.rtt.tick);

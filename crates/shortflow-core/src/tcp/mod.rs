@@ -18,3 +18,8 @@ pub mod sender;
 pub mod sentlog;
 pub mod sink;
 pub mod startup;
+
+#[cfg(test)]
+pub(crate) mod rig;
+#[cfg(test)]
+mod sender_tests;

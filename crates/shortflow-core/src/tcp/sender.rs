@@ -25,7 +25,8 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use crate::config::TcpVariant;
+use crate::config::{TcpConfig, TcpVariant};
+use crate::error::{non_negative, positive, ConfigError};
 use crate::engine::{PktId, Timer};
 use crate::net::packet::{Packet, PktKind};
 use crate::path::PathCtx;
@@ -64,6 +65,84 @@ pub struct TcpParams {
     pub singledup: bool,
     pub increase_num: f64,
     pub decrease_num: f64,
+}
+
+impl TcpParams {
+    /// Validate a flow's `tcp` table (`field` is its path, for errors) and resolve
+    /// the parameters its connections share.
+    pub fn from_config(field: &str, t: &TcpConfig) -> Result<TcpParams, ConfigError> {
+        if t.window < 1 {
+            return Err(ConfigError::new(format!("{field}.window"), t.window, "must be at least 1 packet"));
+        }
+        if t.window_init < 1 {
+            return Err(ConfigError::new(format!("{field}.window_init"), t.window_init, "must be at least 1 packet"));
+        }
+        if t.packet_size < 1 {
+            return Err(ConfigError::new(format!("{field}.packet_size"), t.packet_size, "must be at least 1 byte"));
+        }
+        let tick = positive(&format!("{field}.tcp_tick_s"), t.tcp_tick_s)?;
+        non_negative(&format!("{field}.minrto_s"), t.minrto_s)?;
+        positive(&format!("{field}.maxrto_s"), t.maxrto_s)?;
+        positive(&format!("{field}.rtxcur_init_s"), t.rtxcur_init_s)?;
+        if t.numdupacks < 1 {
+            return Err(ConfigError::new(format!("{field}.numdupacks"), t.numdupacks, "must be at least 1"));
+        }
+        if t.t_rttvar_bits < 1 || t.t_srtt_bits < t.t_rttvar_bits || t.t_srtt_bits > 8 {
+            return Err(ConfigError::new(
+                format!("{field}.t_srtt_bits"),
+                format!("{}/{}", t.t_srtt_bits, t.t_rttvar_bits),
+                "need 1 <= t_rttvar_bits <= t_srtt_bits <= 8",
+            ));
+        }
+        if t.rttvar_exp > 8 {
+            return Err(ConfigError::new(format!("{field}.rttvar_exp"), t.rttvar_exp, "must be at most 8"));
+        }
+        if t.overhead_s != 0.0 {
+            return Err(ConfigError::new(format!("{field}.overhead_s"), t.overhead_s, "only 0 (no random send delay) is supported"));
+        }
+        if t.window_option != 1 {
+            return Err(ConfigError::new(format!("{field}.window_option"), t.window_option, "only windowOption_ 1 (standard) is supported"));
+        }
+        positive(&format!("{field}.increase_num"), t.increase_num)?;
+        let dn = positive(&format!("{field}.decrease_num"), t.decrease_num)?;
+        if dn >= 1.0 {
+            return Err(ConfigError::new(format!("{field}.decrease_num"), dn, "must be below 1"));
+        }
+        if let Some(b) = t.boot_time_s {
+            if !(0.0..tick).contains(&b) {
+                return Err(ConfigError::new(format!("{field}.boot_time_s"), b, format!("must be in [0, tcp_tick_s = {tick})")));
+            }
+        }
+        Ok(TcpParams {
+            variant: t.variant,
+            wnd: t.window as f64,
+            wnd_init: t.window_init as i32,
+            maxcwnd: t.maxcwnd as i32,
+            size: t.packet_size,
+            hdr: t.header_size,
+            initial_ssthresh: t.ssthresh as i32,
+            rtt: RttParams {
+                tick,
+                srtt_bits: t.t_srtt_bits,
+                rttvar_bits: t.t_rttvar_bits,
+                rttvar_exp: t.rttvar_exp,
+                minrto: t.minrto_s,
+                maxrto: t.maxrto_s,
+                rtxcur_init: t.rtxcur_init_s,
+                srtt_init: t.srtt_init,
+                rttvar_init: t.rttvar_init,
+            },
+            maxburst: t.maxburst as i32,
+            numdupacks: t.numdupacks as i32,
+            slow_start_restart: t.slow_start_restart,
+            restart_bugfix: t.restart_bugfix,
+            syn: t.syn,
+            delay_growth: t.delay_growth,
+            singledup: t.singledup != 0,
+            increase_num: t.increase_num,
+            decrease_num: t.decrease_num,
+        })
+    }
 }
 
 struct PendingTransfer {
@@ -268,8 +347,12 @@ impl TcpConn {
     // ------------------------------------------------------------------
 
     /// ns-2.35: tcp.cc `send_much(force, reason, maxburst)`, plus the start-up pacer.
-    /// Under a shared control block the window is shared: the others' flight counts.
+    /// Under a shared control block new data leaves only through the block's
+    /// scheduler (`TcpSenders::serve`, after the event), which shares the window.
     fn send_much(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, maxburst: i32) {
+        if cb.is_shared() {
+            return;
+        }
         let mut win = cb.tcb.window() - cb.others_flight;
         let mut npackets = 0;
         while self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
@@ -554,11 +637,13 @@ impl TcpConn {
         }
         self.nackpack += 1;
         let mut sample = self.ack_sample(now, ackno, ack.ecn_echo);
-        match self.p.variant {
+        let burst = match self.p.variant {
             TcpVariant::Tahoe => self.recv_tahoe(cb, cx, &sample),
             TcpVariant::Reno => self.recv_reno(cb, cx, &sample),
             TcpVariant::Newreno => self.recv_newreno(cb, cx, &sample),
-        }
+        };
+        // The start-up policy sees the ack before the window it opened is used, so
+        // that leaving its phase applies to what this ack releases.
         if cb.plan_active {
             sample.in_flight = self.flight().max(0) as u32;
             sample.dupacks = self.dupacks.max(0) as u32;
@@ -569,6 +654,9 @@ impl TcpConn {
             if phase == Phase::Exit {
                 cb.end_plan();
             }
+        }
+        if let Some(maxburst) = burst {
+            self.send_much(cb, cx, maxburst);
         }
         self.check_transfers(cb, cx);
         if let Some(t) = cx.shared.cwnd_trace.as_mut() {
@@ -611,8 +699,9 @@ impl TcpConn {
         }
     }
 
-    /// ns-2.35: tcp.cc `TcpAgent::recv`.
-    fn recv_tahoe(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: &AckSample) {
+    /// ns-2.35: tcp.cc `TcpAgent::recv`. Returns the `maxburst` of the `send_much`
+    /// that ends ns-2's `recv`, if it calls one (the caller makes the call).
+    fn recv_tahoe(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: &AckSample) -> Option<i32> {
         let ackno = ack.ackno;
         if ackno > self.last_ack {
             self.recv_newack_helper(cb, cx, ack);
@@ -628,11 +717,11 @@ impl TcpConn {
             }
         }
         // aggressive_maxburst_ 1: always try to send.
-        self.send_much(cb, cx, self.p.maxburst);
+        Some(self.p.maxburst)
     }
 
-    /// ns-2.35: tcp-reno.cc `RenoTcpAgent::recv`.
-    fn recv_reno(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: &AckSample) {
+    /// ns-2.35: tcp-reno.cc `RenoTcpAgent::recv` (returns as `recv_tahoe`).
+    fn recv_reno(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: &AckSample) -> Option<i32> {
         let ackno = ack.ackno;
         if ackno > self.last_ack {
             if cb.tcb.last_cwnd_action == CwndAction::Dupack {
@@ -654,12 +743,14 @@ impl TcpConn {
             }
         }
         if self.dupacks == 0 || self.dupacks > self.p.numdupacks - 1 {
-            self.send_much(cb, cx, self.p.maxburst);
+            Some(self.p.maxburst)
+        } else {
+            None
         }
     }
 
-    /// ns-2.35: tcp-newreno.cc `NewRenoTcpAgent::recv`.
-    fn recv_newreno(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: &AckSample) {
+    /// ns-2.35: tcp-newreno.cc `NewRenoTcpAgent::recv` (returns as `recv_tahoe`).
+    fn recv_newreno(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: &AckSample) -> Option<i32> {
         let ackno = ack.ackno;
         if ackno > self.last_ack {
             if ackno >= self.recover || cb.tcb.last_cwnd_action != CwndAction::Dupack {
@@ -689,10 +780,12 @@ impl TcpConn {
             }
         }
         if self.dupacks == 0 {
-            self.send_much(cb, cx, self.p.maxburst);
+            Some(self.p.maxburst)
         } else if self.dupacks > self.p.numdupacks - 1 {
             // newreno_changes_ 0: at most 2 packets per ack while recovering.
-            self.send_much(cb, cx, 2);
+            Some(2)
+        } else {
+            None
         }
     }
 

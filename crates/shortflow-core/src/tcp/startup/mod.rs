@@ -28,6 +28,8 @@
 
 pub mod idle_restart;
 pub mod ns2;
+#[cfg(test)]
+pub mod scripted;
 pub mod spand;
 
 use crate::config::StartupConfig;
@@ -146,6 +148,9 @@ pub enum AnyStartup {
     NoRestart(NoRestart),
     /// TCP/SPAND.
     Spand(Spand),
+    /// Tests of the sender's side of the contract.
+    #[cfg(test)]
+    Scripted(scripted::Scripted),
 }
 
 impl Default for AnyStartup {
@@ -162,6 +167,8 @@ macro_rules! dispatch {
             AnyStartup::IdleRestart($p) => $call,
             AnyStartup::NoRestart($p) => $call,
             AnyStartup::Spand($p) => $call,
+            #[cfg(test)]
+            AnyStartup::Scripted($p) => $call,
         }
     };
 }

@@ -1,0 +1,172 @@
+//! A test rig for senders, in the style of smoltcp's socket tests: build one or more
+//! connections on a two-node network, hand them transfers, feed acks at given times,
+//! and read back exactly which segments left and when (the link's `+` trace, taken
+//! at the moment the sender hands a segment to the network).
+//!
+//! Connection `k` has agent `2k` at node 0 and sends to node 1; the rig plays the
+//! receiver: acks are injected with [`Rig::ack`]. Data segments that reach node 1 are
+//! discarded. Time only moves with [`Rig::run_to`] (firing the senders' timers).
+
+use std::sync::Arc;
+
+use crate::config::TcpConfig;
+use crate::engine::{Event, Scheduler};
+use crate::net::link::Link;
+use crate::net::packet::{Packet, PacketPool, PktKind};
+use crate::net::queue::{AnyQueue, DropTail};
+use crate::net::routing::Routes;
+use crate::net::Network;
+use crate::results::PacketTrace;
+use crate::rng::Rng;
+use crate::tcp::control::{ControlBlock, TcpSenders};
+use crate::tcp::sender::{TcpConn, TcpParams};
+use crate::tcp::startup::AnyStartup;
+use crate::time::SimTime;
+use crate::world::{Ctx, Shared};
+
+/// A segment seen leaving a sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sent {
+    /// Send time in µs.
+    pub t_us: u64,
+    pub conn: u32,
+    pub seq: i64,
+    pub low_prio: bool,
+}
+
+pub fn ms(x: u64) -> SimTime {
+    SimTime::from_millis(x)
+}
+
+pub struct Rig {
+    pub sched: Scheduler,
+    pub net: Network,
+    pub shared: Shared,
+    pub senders: TcpSenders,
+    seen: usize,
+}
+
+/// `TcpConfig` from JSON (only the fields a test changes).
+pub fn tcp(json: &str) -> TcpConfig {
+    serde_json::from_str(json).expect("TcpConfig JSON")
+}
+
+impl Rig {
+    /// `n` connections with parameters `tcp`; with `share`, all send under the first
+    /// one's control block. Every connection gets a clone of `startup`.
+    pub fn new(tcp: &TcpConfig, startup: AnyStartup, n: u32, share: bool) -> Rig {
+        let p = Arc::new(TcpParams::from_config("tcp", tcp).expect("valid TcpConfig"));
+        // 1 Tb/s, no delay, a queue that never fills: the trace shows send times.
+        let link = Link::new(0, 1, 1_000_000_000_000, SimTime::ZERO, AnyQueue::DropTail(DropTail::new(1_000_000)));
+        let mut net = Network {
+            pool: PacketPool::new(),
+            links: vec![link],
+            node_names: vec!["s".into(), "d".into()],
+            routes: Routes::new(2, &[(0, 1)]),
+            queue_rng: Rng::for_source(1, "queues"),
+            trace: Some(PacketTrace::default()),
+            delivered_data: 0,
+        };
+        net.links[0].traced = true;
+        let mut shared = Shared { flow_names: (0..n).map(|k| format!("c{k}")).collect(), ..Default::default() };
+        let mut senders = TcpSenders::default();
+        for k in 0..n {
+            let mut c = TcpConn::new(2 * k, k, 0, 1, 2 * k + 1, 0x0A00_0001, p.clone());
+            c.first_link = 0;
+            c.path = shared.paths.entry_for(0, 0x0A00_0001);
+            if share && k > 0 {
+                senders.push_sharing(c, 0);
+            } else {
+                senders.push(c, ControlBlock::new(&p, startup.clone(), 0.0));
+            }
+        }
+        Rig { sched: Scheduler::new(), net, shared, senders, seen: 0 }
+    }
+
+    /// One connection with its own block.
+    pub fn one(tcp: &TcpConfig, startup: AnyStartup) -> Rig {
+        Rig::new(tcp, startup, 1, false)
+    }
+
+    fn cx(&mut self) -> (Ctx<'_>, &mut TcpSenders) {
+        (Ctx { sched: &mut self.sched, net: &mut self.net, shared: &mut self.shared }, &mut self.senders)
+    }
+
+    /// Fire every event up to and including `t`, then set the clock to `t`.
+    pub fn run_to(&mut self, t: SimTime) {
+        while let Some(ev) = self.sched.pop(t) {
+            let (mut cx, senders) = self.cx();
+            match ev {
+                Event::Arrive { pkt, .. } => cx.net.pool.free(pkt), // the rig is the receiver
+                Event::TxDone { link } => cx.net.tx_done(cx.sched, link),
+                Event::Timer { agent, timer, gen } => senders.timer(&mut cx, agent / 2, timer, gen),
+                Event::App { .. } => {}
+            }
+        }
+        self.sched.advance_to(t);
+    }
+
+    /// At time `t`, connection `k`'s application hands over `n` packets.
+    pub fn transfer(&mut self, t: SimTime, k: u32, n: i64) {
+        self.run_to(t);
+        let (mut cx, senders) = self.cx();
+        senders.start_transfer(&mut cx, k, n, 0, n as u64 * 1000);
+    }
+
+    /// At time `t`, an ack `ackno` (with `ece`) reaches connection `k`.
+    pub fn ack_ecn(&mut self, t: SimTime, k: u32, ackno: i64, ece: bool) {
+        self.run_to(t);
+        let pkt = Packet {
+            uid: 0,
+            flow: k,
+            kind: PktKind::Ack,
+            dst: 0,
+            dst_agent: 2 * k,
+            size: 40,
+            seqno: ackno,
+            ts: t,
+            low_prio: false,
+            ect: false,
+            ce: false,
+            ecn_echo: ece,
+        };
+        let (mut cx, senders) = self.cx();
+        let id = cx.net.pool.alloc(pkt);
+        senders.recv(&mut cx, k, id);
+    }
+
+    pub fn ack(&mut self, t: SimTime, k: u32, ackno: i64) {
+        self.ack_ecn(t, k, ackno, false);
+    }
+
+    /// Segments sent since the last call.
+    pub fn sent(&mut self) -> Vec<Sent> {
+        let tr = self.net.trace.as_ref().expect("rig traces");
+        let mut out = Vec::new();
+        for i in self.seen..tr.time_ns.len() {
+            if tr.event[i] == b'+' {
+                out.push(Sent { t_us: tr.time_ns[i] / 1000, conn: tr.flow[i], seq: tr.seqno[i], low_prio: tr.low_prio[i] });
+            }
+        }
+        self.seen = tr.time_ns.len();
+        out
+    }
+
+    /// Sequence numbers sent since the last call, at time `t` (in ms) each.
+    pub fn sent_seqs(&mut self) -> Vec<i64> {
+        self.sent().iter().map(|s| s.seq).collect()
+    }
+
+    pub fn cwnd(&self, k: u32) -> f64 {
+        self.senders.get(k).1.tcb.cwnd
+    }
+    pub fn ssthresh(&self, k: u32) -> i32 {
+        self.senders.get(k).1.tcb.ssthresh
+    }
+    pub fn conn(&self, k: u32) -> &TcpConn {
+        self.senders.get(k).0
+    }
+    pub fn block(&self, k: u32) -> &ControlBlock {
+        self.senders.get(k).1
+    }
+}

@@ -1,0 +1,344 @@
+//! Sender tests on the rig (`tcp::rig`): feed acks at given times, assert exactly
+//! which segments leave and when. Fixtures per sender state: slow start, fast
+//! recovery, idle after an RTO, a paced start; then the start-up policy contract
+//! (verdict before the cut, low-priority marks, leaving the phase) and a control
+//! block shared by two connections.
+
+use super::rig::{ms, tcp, Rig, Sent};
+use crate::config::{InfeasiblePolicy, SpandConfig};
+use crate::spand::gateway::Gateway;
+use crate::tcp::events::{LossKind, LossVerdict, SavedWindow};
+use crate::tcp::startup::scripted::Scripted;
+use crate::tcp::startup::{AnyStartup, Ns2, Spand};
+use crate::time::SimTime;
+
+/// NewReno, no SYN, IW 2, no limited transmit, no delay_growth quirk; `extra` (JSON
+/// members after a comma) overrides.
+fn newreno(extra: &str) -> crate::config::TcpConfig {
+    let mut v: serde_json::Value =
+        serde_json::from_str(r#"{"variant": "newreno", "syn": false, "delay_growth": false, "singledup": 0, "window_init": 2}"#).unwrap();
+    let over: serde_json::Value = serde_json::from_str(&format!("{{\"_\": 0{extra}}}")).unwrap();
+    for (k, x) in over.as_object().unwrap() {
+        if k != "_" {
+            v[k] = x.clone();
+        }
+    }
+    tcp(&v.to_string())
+}
+
+fn sent_at(r: &mut Rig) -> Vec<(u64, i64)> {
+    r.sent().iter().map(|s| (s.t_us / 1000, s.seq)).collect()
+}
+
+fn ns2() -> AnyStartup {
+    AnyStartup::Ns2(Ns2)
+}
+
+// ---- slow start ---------------------------------------------------------
+
+#[test]
+fn slow_start_doubles_per_round() {
+    let mut r = Rig::one(&newreno(""), ns2());
+    r.transfer(ms(0), 0, 20);
+    assert_eq!(sent_at(&mut r), vec![(0, 0), (0, 1)], "initial window of 2");
+    r.ack(ms(100), 0, 0);
+    assert_eq!(r.sent_seqs(), vec![2, 3], "cwnd 3: each ack releases two");
+    r.ack(ms(100), 0, 1);
+    assert_eq!(r.sent_seqs(), vec![4, 5]);
+    assert_eq!(r.cwnd(0), 4.0);
+    r.ack(ms(200), 0, 2);
+    assert_eq!(sent_at(&mut r), vec![(200, 6), (200, 7)]);
+    // A duplicate ack sends nothing without limited transmit.
+    r.ack(ms(201), 0, 2);
+    assert_eq!(r.sent_seqs(), Vec::<i64>::new());
+}
+
+#[test]
+fn delay_growth_keeps_the_initial_window_after_the_first_ack() {
+    // ns-2.35 quirk: with delay_growth_ the ack of packet 0 resets cwnd to the IW
+    // even without a SYN, so it releases one packet, not two.
+    let mut r = Rig::one(&newreno(r#", "delay_growth": true"#), ns2());
+    r.transfer(ms(0), 0, 10);
+    r.sent();
+    r.ack(ms(100), 0, 0);
+    assert_eq!(r.cwnd(0), 2.0);
+    assert_eq!(r.sent_seqs(), vec![2]);
+}
+
+#[test]
+fn maxburst_limits_one_send_call() {
+    let mut r = Rig::one(&newreno(r#", "window_init": 10, "maxburst": 3"#), ns2());
+    r.transfer(ms(0), 0, 20);
+    assert_eq!(r.sent_seqs(), vec![0, 1, 2]);
+}
+
+// ---- fast retransmit and recovery ----------------------------------------
+
+/// IW 8, 20 packets; segments 2 and 6 are lost. Returns the rig after the third
+/// duplicate ack (at 105 ms).
+fn fast_recovery_fixture(startup: AnyStartup) -> Rig {
+    let mut r = Rig::one(&newreno(r#", "window_init": 8"#), startup);
+    r.transfer(ms(0), 0, 20);
+    assert_eq!(r.sent_seqs(), (0..8).collect::<Vec<_>>());
+    r.ack(ms(100), 0, 0);
+    r.ack(ms(101), 0, 1);
+    assert_eq!(r.sent_seqs(), vec![8, 9, 10, 11], "slow start: cwnd 10");
+    r.ack(ms(103), 0, 1); // 3 arrived
+    r.ack(ms(104), 0, 1); // 4
+    assert_eq!(r.sent_seqs(), Vec::<i64>::new());
+    r.ack(ms(105), 0, 1); // 5: third duplicate
+    r
+}
+
+#[test]
+fn third_dupack_retransmits_and_halves() {
+    let mut r = fast_recovery_fixture(ns2());
+    assert_eq!(sent_at(&mut r), vec![(105, 2)], "fast retransmit of the first hole only");
+    assert_eq!(r.cwnd(0), 5.0);
+    assert_eq!(r.ssthresh(0), 5);
+    assert_eq!(r.conn(0).nfastrexmit, 1);
+    // Further dup acks inflate the window (cwnd 5 + dupwnd 3 + k); new segment 12
+    // leaves once highest_ack 1 + window reaches 12, at the third of them.
+    for (k, t) in (106..111).enumerate() {
+        r.ack(ms(t), 0, 1);
+        let s = r.sent_seqs();
+        if k < 2 {
+            assert!(s.is_empty(), "dupack {k}: {s:?}");
+        } else {
+            assert_eq!(s.len(), 1, "dupack {k}: one new segment per dupack, {s:?}");
+        }
+    }
+}
+
+#[test]
+fn partial_ack_retransmits_the_next_hole_at_once() {
+    let mut r = fast_recovery_fixture(ns2());
+    r.sent();
+    // The retransmitted 2 arrives; 6 is still missing: the ack says 5 (partial).
+    r.ack(ms(205), 0, 5);
+    let s = sent_at(&mut r);
+    assert_eq!(s.first(), Some(&(205, 6)), "partial ack: retransmit 6 at once, {s:?}");
+    assert_eq!(r.conn(0).nrexmitpack, 2);
+}
+
+// ---- retransmission timeout ------------------------------------------------
+
+#[test]
+fn rto_goes_back_n_and_backs_off() {
+    let mut r = Rig::one(&newreno(""), ns2());
+    r.transfer(ms(0), 0, 10);
+    assert_eq!(r.sent_seqs(), vec![0, 1]);
+    // No RTT sample yet: the RTO is rtxcur_init = 3 s, then doubles.
+    r.run_to(ms(2999));
+    assert!(r.sent().is_empty());
+    r.run_to(ms(3000));
+    assert_eq!(sent_at(&mut r), vec![(3000, 0)], "go back to the first unacked segment, cwnd 1");
+    assert_eq!(r.cwnd(0), 1.0);
+    assert_eq!(r.ssthresh(0), 2, "half of 2, floored at 2");
+    r.run_to(ms(8999));
+    assert!(r.sent().is_empty());
+    r.run_to(ms(9000));
+    assert_eq!(sent_at(&mut r), vec![(9000, 0)], "backed off to 6 s");
+    assert_eq!(r.conn(0).nrexmit, 2);
+}
+
+/// Two packets acked, then idle: ns-2's retransmission timer stays armed after the
+/// last ack (`newtimer`: t_seqno > ackno), fires with nothing outstanding, and the
+/// timer-driven slow-start restart (slow_start_restart_, restart_bugfix_) closes
+/// cwnd to 1 without touching ssthresh. Policies other than `Ns2` switch it off.
+fn idle_then_new_transfer(startup: AnyStartup) -> (Vec<i64>, f64, i32) {
+    let mut r = Rig::one(&newreno(""), startup);
+    r.transfer(ms(0), 0, 2);
+    r.sent();
+    r.ack(ms(100), 0, 0);
+    r.ack(ms(100), 0, 1);
+    assert_eq!(r.cwnd(0), 4.0);
+    r.transfer(ms(10_000), 0, 4);
+    (r.sent_seqs(), r.cwnd(0), r.ssthresh(0))
+}
+
+#[test]
+fn idle_timer_restarts_from_one() {
+    assert_eq!(idle_then_new_transfer(ns2()), (vec![2], 1.0, 20));
+}
+
+#[test]
+fn no_restart_carries_the_window_over_idle() {
+    use crate::tcp::startup::NoRestart;
+    assert_eq!(idle_then_new_transfer(AnyStartup::NoRestart(NoRestart)), (vec![2, 3, 4, 5], 4.0, 20));
+}
+
+// ---- paced start (TCP/SPAND) ------------------------------------------------
+
+#[test]
+fn spand_paces_its_first_window() {
+    let cfg: SpandConfig = serde_json::from_str(r#"{"gateway": "gw", "bucket_depth": 2}"#).unwrap();
+    assert_eq!(cfg.infeasible_policy, InfeasiblePolicy::default());
+    let mut r = Rig::one(&newreno(r#", "window": 100"#), AnyStartup::Spand(Spand::new(&cfg, 0, 100)));
+    let mut gw = Gateway::new(SimTime::from_secs(300), 1, 24).unwrap();
+    gw.report(0x0A00_0001, ms(0), 8.0, 0.08); // W_c 8, RTT 80 ms
+    r.shared.paths.gateways.push(gw);
+    r.transfer(ms(1000), 0, 8);
+    // cwnd_opt(8, 8) = 8 paced at 8 / 80 ms = one per 10 ms, after a burst of 2.
+    assert_eq!(r.cwnd(0), 8.0);
+    r.run_to(ms(1100));
+    let t: Vec<u64> = r.sent().iter().map(|s: &Sent| s.t_us).collect();
+    assert_eq!(t, vec![1_000_000, 1_000_000, 1_010_000, 1_020_000, 1_030_000, 1_040_000, 1_050_000, 1_060_000]);
+}
+
+// ---- the start-up policy contract --------------------------------------------
+
+#[test]
+fn loss_verdict_is_asked_before_the_cut() {
+    let s = Scripted::default();
+    let r = fast_recovery_fixture(AnyStartup::Scripted(s));
+    let AnyStartup::Scripted(s) = &r.block(0).startup else { unreachable!() };
+    // The policy saw the window before the cut (cwnd 10, ssthresh 20), then the
+    // default verdict let ns-2's rule halve it.
+    assert_eq!(s.losses, vec![(LossKind::DupAckThreshold, 10.0, 20, false)]);
+    assert_eq!(r.cwnd(0), 5.0);
+}
+
+#[test]
+fn undo_verdict_restores_the_saved_window_instead_of_cutting() {
+    let s = Scripted { verdict: Some(LossVerdict::Undo(SavedWindow { cwnd: 3.0, ssthresh: 12 })), ..Default::default() };
+    let mut r = fast_recovery_fixture(AnyStartup::Scripted(s));
+    assert_eq!(r.cwnd(0), 3.0);
+    assert_eq!(r.ssthresh(0), 12, "no ssthresh halving");
+    assert_eq!(r.sent_seqs(), vec![2], "the lost segment is still retransmitted");
+}
+
+#[test]
+fn restart_verdict_on_timeout_keeps_ssthresh() {
+    let s = Scripted { verdict: Some(LossVerdict::RestartNoPenalty), start_window: Some((6.0, 30)), ..Default::default() };
+    let mut r = Rig::one(&newreno(""), AnyStartup::Scripted(s));
+    r.transfer(ms(0), 0, 10);
+    assert_eq!(r.sent_seqs(), (0..6).collect::<Vec<_>>());
+    r.ack(ms(100), 0, 0); // one RTT sample of 100 ms: RTO 0.3 s from here
+    assert_eq!(r.sent_seqs(), vec![6, 7]);
+    r.run_to(ms(399));
+    assert!(r.sent().is_empty());
+    r.run_to(ms(400));
+    assert_eq!(sent_at(&mut r), vec![(400, 1), (400, 2)], "go-back-N from the first unacked, IW 2");
+    assert_eq!(r.cwnd(0), 2.0, "back to the initial window");
+    assert_eq!(r.ssthresh(0), 30, "without the penalty");
+    let AnyStartup::Scripted(s) = &r.block(0).startup else { unreachable!() };
+    assert_eq!(s.losses, vec![(LossKind::Rto, 7.0, 30, false)]);
+}
+
+#[test]
+fn low_priority_range_is_marked_and_reported_on_loss() {
+    // Segments 2..=5 of the plan go at low priority; the loss of 2 says so.
+    let s = Scripted { low_prio: Some((2, 5)), ..Default::default() };
+    let mut r = fast_recovery_fixture(AnyStartup::Scripted(s));
+    let AnyStartup::Scripted(s) = &r.block(0).startup else { unreachable!() };
+    assert_eq!(s.losses[0].3, true, "the lost segment was low priority");
+    assert!(r.block(0).low_prio.is_none(), "a loss ends the plan");
+    let retx = r.sent();
+    assert_eq!(retx.len(), 1);
+    assert!(!retx[0].low_prio, "after the plan, retransmissions go at normal priority");
+}
+
+#[test]
+fn marks_follow_the_plan_range() {
+    let s = Scripted { low_prio: Some((1, 2)), ..Default::default() };
+    let mut r = Rig::one(&newreno(r#", "window_init": 4"#), AnyStartup::Scripted(s));
+    r.transfer(ms(0), 0, 10);
+    let marks: Vec<bool> = r.sent().iter().map(|s| s.low_prio).collect();
+    assert_eq!(marks, vec![false, true, true, false]);
+}
+
+#[test]
+fn leaving_the_phase_ends_marking_and_ack_hooks() {
+    let s = Scripted { low_prio: Some((0, 100)), exit_after_acks: Some(1), ..Default::default() };
+    let mut r = Rig::one(&newreno(""), AnyStartup::Scripted(s));
+    r.transfer(ms(0), 0, 10);
+    assert!(r.sent().iter().all(|s| s.low_prio));
+    r.ack(ms(100), 0, 0);
+    assert!(r.sent().iter().all(|s| !s.low_prio), "phase left on the first ack");
+    r.ack(ms(150), 0, 1);
+    let AnyStartup::Scripted(s) = &r.block(0).startup else { unreachable!() };
+    assert_eq!(s.acks.len(), 1, "on_ack is not called after Exit");
+    let a = s.acks[0];
+    assert_eq!((a.ackno, a.newly_acked, a.newly_acked_bytes), (0, 1, 1000));
+    assert_eq!(a.rtt, Some(ms(100)), "per-ack RTT from the sent log");
+    assert!(a.round_done);
+}
+
+#[test]
+fn ack_samples_count_rounds_and_rate() {
+    let s = Scripted { watch: true, ..Default::default() };
+    let mut r = Rig::one(&newreno(""), AnyStartup::Scripted(s));
+    r.transfer(ms(0), 0, 30);
+    // Ack everything 100 ms after it was sent, in order.
+    let mut t = 100;
+    let mut next = 0;
+    for _ in 0..4 {
+        let sent: Vec<i64> = r.sent_seqs();
+        for _ in &sent {
+            r.ack(ms(t), 0, next);
+            next += 1;
+        }
+        t += 100;
+    }
+    let AnyStartup::Scripted(s) = &r.block(0).startup else { unreachable!() };
+    let rounds: Vec<u64> = s.acks.iter().filter(|a| a.round_done).map(|a| a.round).collect();
+    assert_eq!(rounds, vec![1, 2, 3, 4], "one round per RTT of slow start");
+    let last = s.acks.last().unwrap();
+    assert_eq!(last.rtt, Some(ms(100)));
+    assert!(last.rate.is_some_and(|x| x.delivered > 0));
+    assert!(s.acks.iter().all(|a| a.newly_acked == 1 && a.dupacks == 0));
+}
+
+// ---- a control block shared by two connections ----------------------------------
+
+#[test]
+fn two_connections_sharing_a_block_never_exceed_one_window() {
+    let cfg = newreno(r#", "window_init": 4, "window": 6"#);
+    let mut r = Rig::new(&cfg, ns2(), 2, true);
+    assert_eq!(r.conn(0).cb, r.conn(1).cb);
+    r.transfer(ms(0), 0, 20);
+    r.transfer(ms(0), 1, 20);
+    let first = r.sent();
+    assert_eq!(first.len(), 4, "one initial window for both together: {first:?}");
+    let mut acked = [-1i64, -1];
+    let mut total = [0usize; 2];
+    for s in &first {
+        total[s.conn as usize] += 1;
+    }
+    let mut t = 100;
+    let mut inflight: Vec<Sent> = first;
+    while acked[0] < 19 || acked[1] < 19 {
+        // Ack the oldest outstanding segment of each connection in turn.
+        let s = inflight.remove(0);
+        acked[s.conn as usize] = s.seq;
+        r.ack(ms(t), s.conn, s.seq);
+        t += 1;
+        let out = r.sent();
+        for x in &out {
+            total[x.conn as usize] += 1;
+        }
+        inflight.extend(out);
+        let flight = r.senders.block_flight(r.conn(0).cb);
+        let win = r.block(0).tcb.window();
+        assert!(flight <= win, "at {t} ms: {flight} in flight > window {win}");
+        assert!(flight <= 6, "window capped by window_ = 6: {flight}");
+    }
+    assert_eq!(total, [20, 20], "both transfers completed");
+    assert!(r.cwnd(0) > 4.0, "the shared window grew");
+}
+
+#[test]
+fn a_shared_block_serves_members_round_robin() {
+    let cfg = newreno(r#", "window_init": 4"#);
+    let mut r = Rig::new(&cfg, ns2(), 2, true);
+    // Connection 0 starts first and takes the whole window; once the window opens,
+    // connection 1 (which has data waiting) gets its turn.
+    r.transfer(ms(0), 0, 10);
+    r.transfer(ms(1), 1, 10);
+    assert_eq!(r.sent().iter().filter(|s| s.conn == 1).count(), 0);
+    r.ack(ms(100), 0, 0); // cwnd 5: two free slots
+    let out = r.sent();
+    let conns: Vec<u32> = out.iter().map(|s| s.conn).collect();
+    assert!(conns.contains(&1), "connection 1 served when the window opened: {conns:?}");
+}

@@ -39,9 +39,32 @@ pub struct SimConfig {
     /// index. Gateways group destinations by address prefix.
     #[serde(default)]
     pub addresses: std::collections::BTreeMap<String, String>,
+    /// The path registry: state that outlives connections (`crate::path`).
+    #[serde(default)]
+    pub paths: PathsConfig,
 }
 fn d_seed() -> u64 {
     1
+}
+
+/// The path registry (`crate::path`): what hosts remember about paths to
+/// destination networks across connections (Fast Start's cache, fair-share groups).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathsConfig {
+    /// Destinations are grouped by their top `prefix_len` address bits (0..=32).
+    /// 32 (default): one entry per (sending host, destination host), as a TCB cache
+    /// keeps it (not an ns-2 knob: ns-2 has no such registry).
+    #[serde(default = "d_path_prefix")]
+    pub prefix_len: u8,
+}
+fn d_path_prefix() -> u8 {
+    32
+}
+impl Default for PathsConfig {
+    fn default() -> Self {
+        PathsConfig { prefix_len: d_path_prefix() }
+    }
 }
 
 /// A link between two nodes. `duplex` creates the reverse link with the same settings,

@@ -43,3 +43,74 @@ pub fn non_negative(field: &str, v: f64) -> Result<f64, ConfigError> {
     Ok(v)
 }
 
+
+/// `"; did you mean \"x\"?"` for the known name closest to `name` (edit distance),
+/// or an empty string when none is close.
+pub fn suggest<'a>(name: &str, known: impl Iterator<Item = &'a String>) -> String {
+    fn dist(a: &str, b: &str) -> usize {
+        let a: Vec<char> = a.chars().collect();
+        let b: Vec<char> = b.chars().collect();
+        let mut prev: Vec<usize> = (0..=b.len()).collect();
+        for i in 1..=a.len() {
+            let mut cur = vec![i; b.len() + 1];
+            for j in 1..=b.len() {
+                let c = if a[i - 1] == b[j - 1] { 0 } else { 1 };
+                cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + c);
+            }
+            prev = cur;
+        }
+        prev[b.len()]
+    }
+    let best = known.map(|k| (dist(name, k), k)).min_by_key(|(d, _)| *d);
+    match best {
+        Some((d, k)) if d <= 3.max(name.len() / 3) => format!("; did you mean \"{k}\"?"),
+        _ => String::new(),
+    }
+}
+
+/// The longest time a configuration may name (s): about 31.7 years. Times are kept in
+/// integer nanoseconds (u64, up to about 584 years); the bound leaves room for sums
+/// of several configured times (a start plus jitter plus idle periods) to stay exact.
+pub const MAX_TIME_S: f64 = 1e9;
+
+/// A time in seconds: finite, `>= 0` and at most [`MAX_TIME_S`], as simulator time.
+pub fn time_s(field: &str, v: f64) -> Result<crate::time::SimTime, ConfigError> {
+    let v = non_negative(field, v)?;
+    if v > MAX_TIME_S {
+        return Err(ConfigError::new(
+            field,
+            v,
+            format!("is beyond the simulator's clock range: times must be at most {MAX_TIME_S:e} s (about 31 years)"),
+        ));
+    }
+    Ok(crate::time::SimTime::from_secs_f64(v))
+}
+
+/// A time in seconds that must also be `> 0` (see [`time_s`]).
+pub fn positive_time_s(field: &str, v: f64) -> Result<crate::time::SimTime, ConfigError> {
+    positive(field, v)?;
+    time_s(field, v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_beyond_the_clock_are_refused_with_field_and_value() {
+        assert_eq!(time_s("links[0].delay_s", 0.05).unwrap(), crate::time::SimTime::from_millis(50));
+        let e = time_s("links[0].delay_s", 1e12).unwrap_err();
+        assert_eq!((e.field.as_str(), e.value.as_str()), ("links[0].delay_s", "1000000000000"));
+        assert!(e.message.contains("clock range"), "{e}");
+        assert!(time_s("x", -1.0).unwrap_err().message.contains(">= 0"));
+        assert!(time_s("x", f64::NAN).is_err());
+        assert!(positive_time_s("duration_s", 0.0).is_err());
+    }
+
+    #[test]
+    fn suggestion_names_the_closest_known_name() {
+        let known = ["bottleneck".to_string(), "access".to_string()];
+        assert_eq!(suggest("botleneck", known.iter()), "; did you mean \"bottleneck\"?");
+        assert_eq!(suggest("zzzzzzzzzzzzzz", known.iter()), "");
+    }
+}

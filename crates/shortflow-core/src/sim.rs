@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::config::*;
 use crate::engine::{Event, Scheduler};
-use crate::error::{non_negative, positive, ConfigError};
+use crate::error::{positive, positive_time_s, suggest, time_s, ConfigError};
 use crate::net::link::Link;
 use crate::net::packet::PacketPool;
 use crate::net::queue::{AnyQueue, DropPriority, DropTail, Red};
@@ -23,8 +23,8 @@ use crate::tcp::sender::{TcpConn, TcpParams};
 use crate::tcp::sink::TcpSink;
 use crate::tcp::startup::AnyStartup;
 use crate::time::SimTime;
-use crate::traffic::dist;
-use crate::traffic::{App, Rounds, Telnet, UdpGen, UdpSource};
+use crate::traffic::build::{build_apps, FlowInfo};
+use crate::traffic::Apps;
 use crate::world::{Ctx, Notice, Shared};
 
 /// Which table an agent index points into.
@@ -41,7 +41,8 @@ struct FlowAgents {
     sender: Option<u32>,
     sink: Option<u32>,
     udp_sink: Option<u32>,
-    udp_src_app: Option<u32>,
+    /// Agent id of the UDP sink.
+    udp_agent: Option<u32>,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -60,12 +61,9 @@ pub struct Simulation {
     sinks: Vec<TcpSink>,
     udp_sinks: Vec<UdpSinkStat>,
     agents: Vec<AgentRef>,
-    apps: Vec<App>,
-    /// Application that handles completions of each flow.
-    flow_app: Vec<Option<u32>>,
+    apps: Apps,
     flows: Vec<FlowAgents>,
     stop: SimTime,
-    finite_apps_left: usize,
 }
 
 /// Build and run in one call.
@@ -121,29 +119,6 @@ fn err(field: impl Into<String>, value: impl std::fmt::Display, msg: impl Into<S
     ConfigError::new(field, value, msg)
 }
 
-/// Suggest the closest known name (edit distance) for an unknown one.
-fn suggest<'a>(name: &str, known: impl Iterator<Item = &'a String>) -> String {
-    fn dist(a: &str, b: &str) -> usize {
-        let a: Vec<char> = a.chars().collect();
-        let b: Vec<char> = b.chars().collect();
-        let mut prev: Vec<usize> = (0..=b.len()).collect();
-        for i in 1..=a.len() {
-            let mut cur = vec![i; b.len() + 1];
-            for j in 1..=b.len() {
-                let c = if a[i - 1] == b[j - 1] { 0 } else { 1 };
-                cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + c);
-            }
-            prev = cur;
-        }
-        prev[b.len()]
-    }
-    let best = known.map(|k| (dist(name, k), k)).min_by_key(|(d, _)| *d);
-    match best {
-        Some((d, k)) if d <= 3.max(name.len() / 3) => format!("; did you mean \"{k}\"?"),
-        _ => String::new(),
-    }
-}
-
 fn parse_addr(field: &str, s: &str) -> Result<u32, ConfigError> {
     let parts: Vec<&str> = s.split('.').collect();
     if parts.len() != 4 {
@@ -160,7 +135,7 @@ fn parse_addr(field: &str, s: &str) -> Result<u32, ConfigError> {
 impl Simulation {
     /// Validate `cfg` and build the topology, agents and applications.
     pub fn new(cfg: SimConfig) -> Result<Simulation, ConfigError> {
-        let duration = positive("duration_s", cfg.duration_s)?;
+        let stop = positive_time_s("duration_s", cfg.duration_s)?;
         // ---- nodes
         if cfg.nodes.is_empty() {
             return Err(err("nodes", "[]", "a simulation needs at least one node"));
@@ -201,7 +176,8 @@ impl Simulation {
             if rate < 1.0 {
                 return Err(err(format!("{f}.rate_bps"), rate, "must be at least 1 bit/s"));
             }
-            let delay = non_negative(&format!("{f}.delay_s"), l.delay_s)?;
+            let delay_t = time_s(&format!("{f}.delay_s"), l.delay_s)?;
+            let delay = l.delay_s;
             let mut dirs = vec![(s, d, &l.queue)];
             if l.duplex {
                 dirs.push((d, s, l.reverse_queue.as_ref().unwrap_or(&l.queue)));
@@ -232,7 +208,7 @@ impl Simulation {
                         AnyQueue::Red(Box::new(Red::new(rc, rate, delay).map_err(|m| err(qf.clone(), "red", m))?))
                     }
                 };
-                links.push(Link::new(a, b, rate.round() as u64, SimTime::from_secs_f64(delay), queue));
+                links.push(Link::new(a, b, rate.round() as u64, delay_t, queue));
                 link_pairs.push((a, b));
             }
         }
@@ -261,14 +237,14 @@ impl Simulation {
         }
         // ---- gateways
         let mut gw_ix: HashMap<&str, usize> = HashMap::new();
-        let mut paths = PathRegistry::default();
+        let mut paths = PathRegistry::new(cfg.paths.prefix_len).map_err(|m| err("paths.prefix_len", cfg.paths.prefix_len, m))?;
         for (i, g) in cfg.gateways.iter().enumerate() {
             let f = format!("gateways[{i}]");
             if gw_ix.insert(g.name.as_str(), i).is_some() {
                 return Err(err(format!("{f}.name"), &g.name, "duplicate gateway name"));
             }
-            let w = positive(&format!("{f}.window_s"), g.window_s)?;
-            let gw = Gateway::new(SimTime::from_secs_f64(w), g.min_samples, g.prefix_len).map_err(|m| err(f.clone(), &g.name, m))?;
+            let w = positive_time_s(&format!("{f}.window_s"), g.window_s)?;
+            let gw = Gateway::new(w, g.min_samples, g.prefix_len).map_err(|m| err(f.clone(), &g.name, m))?;
             paths.gateways.push(gw);
         }
         // ---- flows and agents
@@ -327,7 +303,7 @@ impl Simulation {
                         return Err(err(format!("{f}.sink.ack_size"), fl.sink.ack_size, "must be at least 1 byte"));
                     }
                     let delack = if fl.sink.delack {
-                        Some(SimTime::from_secs_f64(positive(&format!("{f}.sink.delack_interval_s"), fl.sink.delack_interval_s)?))
+                        Some(positive_time_s(&format!("{f}.sink.delack_interval_s"), fl.sink.delack_interval_s)?)
                     } else {
                         None
                     };
@@ -344,185 +320,32 @@ impl Simulation {
                     sink.first_link = net.routes.route(d, s).unwrap_or(crate::net::NO_LINK);
                     sinks.push(sink);
                     agents.push(AgentRef::Sink(ki));
-                    flows.push(FlowAgents { sender: Some(si), sink: Some(ki), udp_sink: None, udp_src_app: None });
+                    flows.push(FlowAgents { sender: Some(si), sink: Some(ki), udp_sink: None, udp_agent: None });
                 }
                 Transport::Udp => {
                     let ui = udp_sinks.len() as u32;
                     udp_sinks.push(UdpSinkStat::default());
+                    let agent = agents.len() as u32;
                     agents.push(AgentRef::UdpSink(ui));
-                    flows.push(FlowAgents { sender: None, sink: None, udp_sink: Some(ui), udp_src_app: None });
+                    flows.push(FlowAgents { sender: None, sink: None, udp_sink: Some(ui), udp_agent: Some(agent) });
                 }
             }
         }
         // ---- applications
-        let mut apps: Vec<App> = Vec::with_capacity(cfg.apps.len());
-        let mut flow_app: Vec<Option<u32>> = vec![None; cfg.flows.len()];
+        let infos: Vec<FlowInfo> = cfg
+            .flows
+            .iter()
+            .zip(&flows)
+            .map(|(fl, fa)| FlowInfo {
+                sender: fa.sender,
+                udp_agent: fa.udp_agent,
+                src: node_ix[fl.src.as_str()],
+                dst: node_ix[fl.dst.as_str()],
+                packet_size: fl.tcp.packet_size,
+            })
+            .collect();
         let mut sched = Scheduler::new();
-        let mut finite_apps_left = 0;
-        let flow_of = |field: String, name: &str| -> Result<u32, ConfigError> {
-            flow_ix
-                .get(name)
-                .copied()
-                .ok_or_else(|| err(field, name, format!("unknown flow{}", suggest(name, cfg.flows.iter().map(|f| &f.name)))))
-        };
-        for (i, a) in cfg.apps.iter().enumerate() {
-            let f = format!("apps[{i}]");
-            let ai = apps.len() as u32;
-            let claim = |fi: u32, field: String, flow_app: &mut Vec<Option<u32>>| -> Result<(), ConfigError> {
-                if let Some(prev) = flow_app[fi as usize] {
-                    return Err(err(field, &cfg.flows[fi as usize].name, format!("flow already driven by apps[{prev}]")));
-                }
-                flow_app[fi as usize] = Some(ai);
-                Ok(())
-            };
-            let tcp_sender = |fi: u32, field: String| -> Result<u32, ConfigError> {
-                flows[fi as usize].sender.ok_or_else(|| err(field, &cfg.flows[fi as usize].name, "this application needs a TCP flow"))
-            };
-            match a {
-                AppConfig::Ftp { flow, start_s, bytes } => {
-                    let fi = flow_of(format!("{f}.flow"), flow)?;
-                    let sender = tcp_sender(fi, format!("{f}.flow"))?;
-                    claim(fi, format!("{f}.flow"), &mut flow_app)?;
-                    let start = SimTime::from_secs_f64(non_negative(&format!("{f}.start_s"), *start_s)?);
-                    if let Some(b) = bytes {
-                        if *b == 0 {
-                            return Err(err(format!("{f}.bytes"), b, "must be at least 1 byte"));
-                        }
-                        finite_apps_left += 1;
-                    }
-                    sched.at(start, Event::App { app: ai, token: 0 });
-                    apps.push(App::Ftp { sender, start, bytes: *bytes });
-                }
-                AppConfig::Rounds(rc) => {
-                    if rc.flows.is_empty() {
-                        return Err(err(format!("{f}.flows"), "[]", "a rounds workload needs at least one flow"));
-                    }
-                    if rc.rounds < 1 {
-                        return Err(err(format!("{f}.rounds"), rc.rounds, "must be at least 1"));
-                    }
-                    let jitter = non_negative(&format!("{f}.jitter_s"), rc.jitter_s)?;
-                    let idle = non_negative(&format!("{f}.idle_s"), rc.idle_s)?;
-                    let fc = non_negative(&format!("{f}.first_center_s"), rc.first_center_s)?;
-                    if fc < jitter / 2.0 {
-                        return Err(err(format!("{f}.first_center_s"), fc, format!("must be at least jitter_s/2 = {}", jitter / 2.0)));
-                    }
-                    if let RoundTiming::FixedPeriod { period_s } = rc.timing {
-                        positive(&format!("{f}.timing.period_s"), period_s)?;
-                    }
-                    if let Some(sz) = &rc.sizes_bytes {
-                        if sz.len() != rc.flows.len() {
-                            return Err(err(format!("{f}.sizes_bytes"), sz.len(), format!("needs one size per flow ({})", rc.flows.len())));
-                        }
-                    }
-                    let mut ss = Vec::new();
-                    let mut pkts = Vec::new();
-                    let mut bytes = Vec::new();
-                    for (k, name) in rc.flows.iter().enumerate() {
-                        let fi = flow_of(format!("{f}.flows[{k}]"), name)?;
-                        let sender = tcp_sender(fi, format!("{f}.flows[{k}]"))?;
-                        claim(fi, format!("{f}.flows[{k}]"), &mut flow_app)?;
-                        let b = rc.sizes_bytes.as_ref().map(|v| v[k]).unwrap_or(rc.size_bytes);
-                        if b == 0 {
-                            return Err(err(format!("{f}.size_bytes"), b, "must be at least 1 byte"));
-                        }
-                        let ps = cfg.flows[fi as usize].tcp.packet_size as u64;
-                        ss.push(sender);
-                        pkts.push(b.div_ceil(ps) as i64);
-                        bytes.push(b);
-                    }
-                    let mut r = Rounds {
-                        senders: ss,
-                        pkts,
-                        bytes,
-                        rounds: rc.rounds,
-                        jitter: SimTime::from_secs_f64(jitter),
-                        idle: SimTime::from_secs_f64(idle),
-                        first_center: SimTime::from_secs_f64(fc),
-                        timing: rc.timing,
-                        rng: Rng::for_source(cfg.seed, &format!("rounds:{}", rc.flows[0])),
-                        round: 0,
-                        outstanding: 0,
-                        done: false,
-                    };
-                    r.schedule_round(ai, SimTime::ZERO, SimTime::ZERO, &mut sched);
-                    finite_apps_left += 1;
-                    apps.push(App::Rounds(Box::new(r)));
-                }
-                AppConfig::Telnet { flow, start_s, start_jitter_s, interval_s } => {
-                    let fi = flow_of(format!("{f}.flow"), flow)?;
-                    let sender = tcp_sender(fi, format!("{f}.flow"))?;
-                    claim(fi, format!("{f}.flow"), &mut flow_app)?;
-                    let s0 = non_negative(&format!("{f}.start_s"), *start_s)?;
-                    let j = non_negative(&format!("{f}.start_jitter_s"), *start_jitter_s)?;
-                    let iv = non_negative(&format!("{f}.interval_s"), *interval_s)?;
-                    let mut rng = Rng::for_source(cfg.seed, &format!("telnet:{flow}"));
-                    let start = s0 + rng.uniform() * j;
-                    let mut t = Telnet { sender, interval_s: iv, rng };
-                    // ns-2.35 apps/telnet.cc start(): the first packet after next().
-                    let first = SimTime::from_secs_f64(start) + t.next();
-                    sched.at(first, Event::App { app: ai, token: 0 });
-                    apps.push(App::Telnet(t));
-                }
-                AppConfig::OnOff(oc) => {
-                    let fi = flow_of(format!("{f}.flow"), &oc.flow)?;
-                    let fa = flows[fi as usize];
-                    let Some(_) = fa.udp_sink else {
-                        return Err(err(format!("{f}.flow"), &oc.flow, "an on_off source needs a UDP flow (transport = \"udp\")"));
-                    };
-                    claim(fi, format!("{f}.flow"), &mut flow_app)?;
-                    let kind = match oc.dist {
-                        OnOffDist::Pareto => dist::OnOffKind::Pareto { shape: oc.shape },
-                        OnOffDist::Exponential => dist::OnOffKind::Exponential,
-                    };
-                    let gen = dist::OnOff::new(dist::OnOffParams {
-                        kind,
-                        rate_bps: oc.rate_bps,
-                        packet_size: oc.packet_size,
-                        on_s: oc.on_s,
-                        off_s: oc.off_s,
-                    })
-                    .map_err(|m| err(f.clone(), &oc.flow, m))?;
-                    let s0 = non_negative(&format!("{f}.start_s"), oc.start_s)?;
-                    let j = non_negative(&format!("{f}.start_jitter_s"), oc.start_jitter_s)?;
-                    let stop = match oc.stop_s {
-                        Some(s) => Some(SimTime::from_secs_f64(non_negative(&format!("{f}.stop_s"), s)?)),
-                        None => None,
-                    };
-                    let mut rng = Rng::for_source(cfg.seed, &format!("onoff:{}", oc.flow));
-                    let start = s0 + rng.uniform() * j;
-                    let fl = &cfg.flows[fi as usize];
-                    let src = node_ix[fl.src.as_str()];
-                    let dst = node_ix[fl.dst.as_str()];
-                    let dst_agent = (0..agents.len()).find(|&k| matches!(agents[k], AgentRef::UdpSink(u) if Some(u) == fa.udp_sink)).expect("udp sink agent") as u32;
-                    flows[fi as usize].udp_src_app = Some(ai);
-                    sched.at(SimTime::from_secs_f64(start), Event::App { app: ai, token: 0 });
-                    apps.push(App::Udp(Box::new(UdpSource { flow: fi, node: src, dst_node: dst, dst_agent, gen: UdpGen::OnOff(gen), rng, stop, pkts_sent: 0 })));
-                }
-                AppConfig::Cbr { flow, start_s, stop_s, rate_bps, packet_size } => {
-                    let fi = flow_of(format!("{f}.flow"), flow)?;
-                    let fa = flows[fi as usize];
-                    let Some(_) = fa.udp_sink else {
-                        return Err(err(format!("{f}.flow"), flow, "a cbr source needs a UDP flow (transport = \"udp\")"));
-                    };
-                    claim(fi, format!("{f}.flow"), &mut flow_app)?;
-                    let gen = dist::Cbr::new(*rate_bps, *packet_size).map_err(|m| err(f.clone(), flow, m))?;
-                    let s0 = non_negative(&format!("{f}.start_s"), *start_s)?;
-                    let stop = match stop_s {
-                        Some(s) => Some(SimTime::from_secs_f64(non_negative(&format!("{f}.stop_s"), *s)?)),
-                        None => None,
-                    };
-                    let fl = &cfg.flows[fi as usize];
-                    let src = node_ix[fl.src.as_str()];
-                    let dst = node_ix[fl.dst.as_str()];
-                    let dst_agent = (0..agents.len()).find(|&k| matches!(agents[k], AgentRef::UdpSink(u) if Some(u) == fa.udp_sink)).expect("udp sink agent") as u32;
-                    flows[fi as usize].udp_src_app = Some(ai);
-                    sched.at(SimTime::from_secs_f64(s0), Event::App { app: ai, token: 0 });
-                    let rng = Rng::for_source(cfg.seed, &format!("cbr:{flow}"));
-                    apps.push(App::Udp(Box::new(UdpSource { flow: fi, node: src, dst_node: dst, dst_agent, gen: UdpGen::Cbr(gen), rng, stop, pkts_sent: 0 })));
-                }
-            }
-        }
-        let stop = SimTime::from_secs_f64(duration);
+        let apps = build_apps(&cfg, &infos, &mut sched)?;
         Ok(Simulation {
             cfg,
             sched,
@@ -533,10 +356,8 @@ impl Simulation {
             udp_sinks,
             agents,
             apps,
-            flow_app,
             flows,
             stop,
-            finite_apps_left,
         })
     }
 
@@ -557,7 +378,7 @@ impl Simulation {
             if !self.shared.notices.is_empty() {
                 self.handle_notices();
             }
-            if stop_when_done && self.finite_apps_left == 0 {
+            if stop_when_done && self.apps.finite_left == 0 {
                 return false;
             }
         }
@@ -591,87 +412,16 @@ impl Simulation {
                 AgentRef::Sink(i) => sinks[i as usize].timer(&mut cx, timer, gen),
                 AgentRef::UdpSink(_) => {}
             },
-            Event::App { app, token } => Self::app_event(&mut cx, senders, apps, app, token),
-        }
-    }
-
-    fn app_event(cx: &mut Ctx, senders: &mut TcpSenders, apps: &mut [App], app: u32, token: u32) {
-        match &mut apps[app as usize] {
-            App::Ftp { sender, bytes, .. } => match bytes {
-                None => senders.start_infinite(cx, *sender),
-                Some(b) => {
-                    let n = b.div_ceil(senders.conns[*sender as usize].params().size as u64) as i64;
-                    senders.start_transfer(cx, *sender, n, 0, *b);
-                }
-            },
-            App::Rounds(r) => {
-                let i = token as usize;
-                let (sender, n, b, round) = (r.senders[i], r.pkts[i], r.bytes[i], r.round);
-                senders.start_transfer(cx, sender, n, round, b);
-            }
-            App::Telnet(t) => {
-                // ns-2.35 apps/telnet.cc timeout(): send one packet, then wait next().
-                senders.sendmsg_pkts(cx, t.sender, 1);
-                let d = t.next();
-                cx.sched.after(d, Event::App { app, token: 0 });
-            }
-            App::Udp(u) => {
-                let now = cx.now();
-                if u.stop.is_some_and(|s| now >= s) {
-                    return;
-                }
-                let (delay, size) = match &mut u.gen {
-                    UdpGen::OnOff(g) => g.next(&mut u.rng),
-                    UdpGen::Cbr(g) => g.next(),
-                };
-                if size > 0 {
-                    let pkt = crate::net::packet::Packet {
-                        uid: 0,
-                        flow: u.flow,
-                        kind: crate::net::packet::PktKind::Udp,
-                        dst: u.dst_node,
-                        dst_agent: u.dst_agent,
-                        size,
-                        seqno: u.pkts_sent as i64,
-                        ts: now,
-                        low_prio: false,
-                        ect: false,
-                        ce: false,
-                        ecn_echo: false,
-                    };
-                    let id = cx.net.pool.alloc(pkt);
-                    cx.net.send_from(cx.sched, u.node, id);
-                    u.pkts_sent += 1;
-                }
-                if delay > 0.0 && delay.is_finite() {
-                    cx.sched.after(SimTime::from_secs_f64(delay), Event::App { app, token: 0 });
-                }
-            }
+            Event::App { app, token } => apps.event(&mut cx, senders, app, token),
         }
     }
 
     fn handle_notices(&mut self) {
         let notices = std::mem::take(&mut self.shared.notices);
+        let now = self.sched.now();
         for n in &notices {
             let Notice::TransferDone { flow, .. } = *n;
-            let Some(ai) = self.flow_app[flow as usize] else { continue };
-            let now = self.sched.now();
-            match &mut self.apps[ai as usize] {
-                App::Ftp { .. } => self.finite_apps_left = self.finite_apps_left.saturating_sub(1),
-                App::Rounds(r) => {
-                    r.outstanding = r.outstanding.saturating_sub(1);
-                    if r.outstanding == 0 && !r.done {
-                        r.round += 1;
-                        if r.round >= r.rounds {
-                            r.done = true;
-                            self.finite_apps_left = self.finite_apps_left.saturating_sub(1);
-                        } else {
-                            r.schedule_round(ai, now, now, &mut self.sched);
-                        }
-                    }
-                }
-                _ => {}
-            }
+            self.apps.transfer_done(flow, now, &mut self.sched);
         }
         let mut v = notices;
         v.clear();
@@ -724,10 +474,7 @@ impl Simulation {
                 ft.pkts_received.push(k.pkts_received);
             } else {
                 let u = fa.udp_sink.map(|u| self.udp_sinks[u as usize]).unwrap_or_default();
-                let sent = match fa.udp_src_app.map(|a| &self.apps[a as usize]) {
-                    Some(App::Udp(src)) => src.pkts_sent,
-                    _ => 0,
-                };
+                let sent = self.apps.udp_sent(i);
                 ft.transport.push("udp".into());
                 ft.data_pkts_sent.push(sent);
                 ft.bytes_acked.push(u.bytes);

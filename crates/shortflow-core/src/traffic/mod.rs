@@ -6,13 +6,19 @@
 //! - `Telnet`: ns-2 `Application/Telnet` (tcplib inter-arrivals when `interval` is 0).
 //! - `OnOff` / `Cbr`: UDP sources with ns-2's `Application/Traffic/*` semantics
 //!   (the distributions live in [`dist`]).
+//!
+//! [`build`] validates the `apps` tables and builds [`Apps`]; the simulation hands
+//! `Event::App` events and completed transfers to [`Apps`].
 
+pub mod build;
 pub mod dist;
 
 use crate::config::RoundTiming;
-use crate::engine::Event;
+use crate::engine::{Event, Scheduler};
 use crate::rng::Rng;
+use crate::tcp::control::TcpSenders;
 use crate::time::SimTime;
+use crate::world::Ctx;
 
 /// A rounds workload: every connection sends one file per round; the next round is
 /// scheduled once every transfer of the current one has completed.
@@ -105,4 +111,107 @@ pub enum App {
     Rounds(Box<Rounds>),
     Telnet(Telnet),
     Udp(Box<UdpSource>),
+}
+
+/// Every application of a simulation, and which one drives each flow.
+pub struct Apps {
+    pub list: Vec<App>,
+    /// The application that handles completions of each flow.
+    pub flow_app: Vec<Option<u32>>,
+    /// The UDP source application of each flow, if any.
+    pub udp_src_app: Vec<Option<u32>>,
+    /// Finite applications (rounds, finite FTP) not yet finished.
+    pub finite_left: usize,
+}
+
+impl Apps {
+    /// An `Event::App` fired for application `app` with `token`.
+    pub fn event(&mut self, cx: &mut Ctx, senders: &mut TcpSenders, app: u32, token: u32) {
+        match &mut self.list[app as usize] {
+            App::Ftp { sender, bytes, .. } => match bytes {
+                None => senders.start_infinite(cx, *sender),
+                Some(b) => {
+                    let n = b.div_ceil(senders.conns[*sender as usize].params().size as u64) as i64;
+                    senders.start_transfer(cx, *sender, n, 0, *b);
+                }
+            },
+            App::Rounds(r) => {
+                let i = token as usize;
+                let (sender, n, b, round) = (r.senders[i], r.pkts[i], r.bytes[i], r.round);
+                senders.start_transfer(cx, sender, n, round, b);
+            }
+            App::Telnet(t) => {
+                // ns-2.35 apps/telnet.cc timeout(): send one packet, then wait next().
+                senders.sendmsg_pkts(cx, t.sender, 1);
+                let d = t.next();
+                cx.sched.after(d, Event::App { app, token: 0 });
+            }
+            App::Udp(u) => u.fire(cx, app),
+        }
+    }
+
+    /// A transfer of `flow` completed at `now`: rounds start their next round.
+    pub fn transfer_done(&mut self, flow: u32, now: SimTime, sched: &mut Scheduler) {
+        let Some(ai) = self.flow_app[flow as usize] else { return };
+        match &mut self.list[ai as usize] {
+            App::Ftp { .. } => self.finite_left = self.finite_left.saturating_sub(1),
+            App::Rounds(r) => {
+                r.outstanding = r.outstanding.saturating_sub(1);
+                if r.outstanding == 0 && !r.done {
+                    r.round += 1;
+                    if r.round >= r.rounds {
+                        r.done = true;
+                        self.finite_left = self.finite_left.saturating_sub(1);
+                    } else {
+                        r.schedule_round(ai, now, now, sched);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Packets sent by the UDP source of `flow` (0 if it has none).
+    pub fn udp_sent(&self, flow: usize) -> u64 {
+        match self.udp_src_app[flow].map(|a| &self.list[a as usize]) {
+            Some(App::Udp(src)) => src.pkts_sent,
+            _ => 0,
+        }
+    }
+}
+
+impl UdpSource {
+    /// The source's timer: send the next datagram (if any) and schedule the next.
+    fn fire(&mut self, cx: &mut Ctx, app: u32) {
+        let now = cx.now();
+        if self.stop.is_some_and(|s| now >= s) {
+            return;
+        }
+        let (delay, size) = match &mut self.gen {
+            UdpGen::OnOff(g) => g.next(&mut self.rng),
+            UdpGen::Cbr(g) => g.next(),
+        };
+        if size > 0 {
+            let pkt = crate::net::packet::Packet {
+                uid: 0,
+                flow: self.flow,
+                kind: crate::net::packet::PktKind::Udp,
+                dst: self.dst_node,
+                dst_agent: self.dst_agent,
+                size,
+                seqno: self.pkts_sent as i64,
+                ts: now,
+                low_prio: false,
+                ect: false,
+                ce: false,
+                ecn_echo: false,
+            };
+            let id = cx.net.pool.alloc(pkt);
+            cx.net.send_from(cx.sched, self.node, id);
+            self.pkts_sent += 1;
+        }
+        if delay > 0.0 && delay.is_finite() {
+            cx.sched.after(SimTime::from_secs_f64(delay), Event::App { app, token: 0 });
+        }
+    }
 }

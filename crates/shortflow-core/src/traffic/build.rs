@@ -1,0 +1,202 @@
+//! Building the applications of a [`SimConfig`]: each `apps[i]` table is validated
+//! here (field paths in errors are `apps[i].…`) and turned into an [`App`], with its
+//! first event scheduled.
+
+use std::collections::HashMap;
+
+use super::{dist, App, Apps, Rounds, Telnet, UdpGen, UdpSource};
+use crate::config::*;
+use crate::engine::{Event, Scheduler};
+use crate::error::{positive_time_s, suggest, time_s, ConfigError};
+use crate::rng::Rng;
+use crate::time::SimTime;
+
+/// A time in seconds within the clock's range (see [`time_s`]), as seconds.
+fn secs(field: &str, v: f64) -> Result<f64, ConfigError> {
+    time_s(field, v).map(|_| v)
+}
+
+fn err(field: impl Into<String>, value: impl std::fmt::Display, msg: impl Into<String>) -> ConfigError {
+    ConfigError::new(field, value, msg)
+}
+
+/// What the applications need to know of each flow (`SimConfig::flows` order).
+#[derive(Clone, Copy, Debug)]
+pub struct FlowInfo {
+    /// Index of the flow's TCP connection in the sender table, if TCP.
+    pub sender: Option<u32>,
+    /// Agent id of the flow's UDP sink, if UDP.
+    pub udp_agent: Option<u32>,
+    /// Source and destination nodes.
+    pub src: u32,
+    pub dst: u32,
+    /// TCP payload bytes per packet.
+    pub packet_size: u32,
+}
+
+/// Validate `cfg.apps`, build them and schedule their first events.
+pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) -> Result<Apps, ConfigError> {
+    let mut udp_src_app: Vec<Option<u32>> = vec![None; cfg.flows.len()];
+    let mut apps: Vec<App> = Vec::with_capacity(cfg.apps.len());
+    let mut flow_app: Vec<Option<u32>> = vec![None; cfg.flows.len()];
+    let mut finite_apps_left = 0;
+    let flow_ix: HashMap<&str, u32> = cfg.flows.iter().enumerate().map(|(i, f)| (f.name.as_str(), i as u32)).collect();
+    let flow_of = |field: String, name: &str| -> Result<u32, ConfigError> {
+        flow_ix
+            .get(name)
+            .copied()
+            .ok_or_else(|| err(field, name, format!("unknown flow{}", suggest(name, cfg.flows.iter().map(|f| &f.name)))))
+    };
+    for (i, a) in cfg.apps.iter().enumerate() {
+        let f = format!("apps[{i}]");
+        let ai = apps.len() as u32;
+        let claim = |fi: u32, field: String, flow_app: &mut Vec<Option<u32>>| -> Result<(), ConfigError> {
+            if let Some(prev) = flow_app[fi as usize] {
+                return Err(err(field, &cfg.flows[fi as usize].name, format!("flow already driven by apps[{prev}]")));
+            }
+            flow_app[fi as usize] = Some(ai);
+            Ok(())
+        };
+        let tcp_sender = |fi: u32, field: String| -> Result<u32, ConfigError> {
+            flows[fi as usize].sender.ok_or_else(|| err(field, &cfg.flows[fi as usize].name, "this application needs a TCP flow"))
+        };
+        match a {
+            AppConfig::Ftp { flow, start_s, bytes } => {
+                let fi = flow_of(format!("{f}.flow"), flow)?;
+                let sender = tcp_sender(fi, format!("{f}.flow"))?;
+                claim(fi, format!("{f}.flow"), &mut flow_app)?;
+                let start = time_s(&format!("{f}.start_s"), *start_s)?;
+                if let Some(b) = bytes {
+                    if *b == 0 {
+                        return Err(err(format!("{f}.bytes"), b, "must be at least 1 byte"));
+                    }
+                    finite_apps_left += 1;
+                }
+                sched.at(start, Event::App { app: ai, token: 0 });
+                apps.push(App::Ftp { sender, start, bytes: *bytes });
+            }
+            AppConfig::Rounds(rc) => {
+                if rc.flows.is_empty() {
+                    return Err(err(format!("{f}.flows"), "[]", "a rounds workload needs at least one flow"));
+                }
+                if rc.rounds < 1 {
+                    return Err(err(format!("{f}.rounds"), rc.rounds, "must be at least 1"));
+                }
+                let jitter = secs(&format!("{f}.jitter_s"), rc.jitter_s)?;
+                let idle = secs(&format!("{f}.idle_s"), rc.idle_s)?;
+                let fc = secs(&format!("{f}.first_center_s"), rc.first_center_s)?;
+                if fc < jitter / 2.0 {
+                    return Err(err(format!("{f}.first_center_s"), fc, format!("must be at least jitter_s/2 = {}", jitter / 2.0)));
+                }
+                if let RoundTiming::FixedPeriod { period_s } = rc.timing {
+                    positive_time_s(&format!("{f}.timing.period_s"), period_s)?;
+                }
+                if let Some(sz) = &rc.sizes_bytes {
+                    if sz.len() != rc.flows.len() {
+                        return Err(err(format!("{f}.sizes_bytes"), sz.len(), format!("needs one size per flow ({})", rc.flows.len())));
+                    }
+                }
+                let mut ss = Vec::new();
+                let mut pkts = Vec::new();
+                let mut bytes = Vec::new();
+                for (k, name) in rc.flows.iter().enumerate() {
+                    let fi = flow_of(format!("{f}.flows[{k}]"), name)?;
+                    let sender = tcp_sender(fi, format!("{f}.flows[{k}]"))?;
+                    claim(fi, format!("{f}.flows[{k}]"), &mut flow_app)?;
+                    let b = rc.sizes_bytes.as_ref().map(|v| v[k]).unwrap_or(rc.size_bytes);
+                    if b == 0 {
+                        return Err(err(format!("{f}.size_bytes"), b, "must be at least 1 byte"));
+                    }
+                    let ps = flows[fi as usize].packet_size as u64;
+                    ss.push(sender);
+                    pkts.push(b.div_ceil(ps) as i64);
+                    bytes.push(b);
+                }
+                let mut r = Rounds {
+                    senders: ss,
+                    pkts,
+                    bytes,
+                    rounds: rc.rounds,
+                    jitter: SimTime::from_secs_f64(jitter),
+                    idle: SimTime::from_secs_f64(idle),
+                    first_center: SimTime::from_secs_f64(fc),
+                    timing: rc.timing,
+                    rng: Rng::for_source(cfg.seed, &format!("rounds:{}", rc.flows[0])),
+                    round: 0,
+                    outstanding: 0,
+                    done: false,
+                };
+                r.schedule_round(ai, SimTime::ZERO, SimTime::ZERO, sched);
+                finite_apps_left += 1;
+                apps.push(App::Rounds(Box::new(r)));
+            }
+            AppConfig::Telnet { flow, start_s, start_jitter_s, interval_s } => {
+                let fi = flow_of(format!("{f}.flow"), flow)?;
+                let sender = tcp_sender(fi, format!("{f}.flow"))?;
+                claim(fi, format!("{f}.flow"), &mut flow_app)?;
+                let s0 = secs(&format!("{f}.start_s"), *start_s)?;
+                let j = secs(&format!("{f}.start_jitter_s"), *start_jitter_s)?;
+                let iv = secs(&format!("{f}.interval_s"), *interval_s)?;
+                let mut rng = Rng::for_source(cfg.seed, &format!("telnet:{flow}"));
+                let start = s0 + rng.uniform() * j;
+                let mut t = Telnet { sender, interval_s: iv, rng };
+                // ns-2.35 apps/telnet.cc start(): the first packet after next().
+                let first = SimTime::from_secs_f64(start) + t.next();
+                sched.at(first, Event::App { app: ai, token: 0 });
+                apps.push(App::Telnet(t));
+            }
+            AppConfig::OnOff(oc) => {
+                let fi = flow_of(format!("{f}.flow"), &oc.flow)?;
+                let fa = flows[fi as usize];
+                let Some(dst_agent) = fa.udp_agent else {
+                    return Err(err(format!("{f}.flow"), &oc.flow, "an on_off source needs a UDP flow (transport = \"udp\")"));
+                };
+                claim(fi, format!("{f}.flow"), &mut flow_app)?;
+                let kind = match oc.dist {
+                    OnOffDist::Pareto => dist::OnOffKind::Pareto { shape: oc.shape },
+                    OnOffDist::Exponential => dist::OnOffKind::Exponential,
+                };
+                let gen = dist::OnOff::new(dist::OnOffParams {
+                    kind,
+                    rate_bps: oc.rate_bps,
+                    packet_size: oc.packet_size,
+                    on_s: oc.on_s,
+                    off_s: oc.off_s,
+                })
+                .map_err(|m| err(f.clone(), &oc.flow, m))?;
+                let s0 = secs(&format!("{f}.start_s"), oc.start_s)?;
+                let j = secs(&format!("{f}.start_jitter_s"), oc.start_jitter_s)?;
+                let stop = match oc.stop_s {
+                    Some(s) => Some(time_s(&format!("{f}.stop_s"), s)?),
+                    None => None,
+                };
+                let mut rng = Rng::for_source(cfg.seed, &format!("onoff:{}", oc.flow));
+                let start = s0 + rng.uniform() * j;
+                let (src, dst) = (fa.src, fa.dst);
+                udp_src_app[fi as usize] = Some(ai);
+                sched.at(SimTime::from_secs_f64(start), Event::App { app: ai, token: 0 });
+                apps.push(App::Udp(Box::new(UdpSource { flow: fi, node: src, dst_node: dst, dst_agent, gen: UdpGen::OnOff(gen), rng, stop, pkts_sent: 0 })));
+            }
+            AppConfig::Cbr { flow, start_s, stop_s, rate_bps, packet_size } => {
+                let fi = flow_of(format!("{f}.flow"), flow)?;
+                let fa = flows[fi as usize];
+                let Some(dst_agent) = fa.udp_agent else {
+                    return Err(err(format!("{f}.flow"), flow, "a cbr source needs a UDP flow (transport = \"udp\")"));
+                };
+                claim(fi, format!("{f}.flow"), &mut flow_app)?;
+                let gen = dist::Cbr::new(*rate_bps, *packet_size).map_err(|m| err(f.clone(), flow, m))?;
+                let s0 = secs(&format!("{f}.start_s"), *start_s)?;
+                let stop = match stop_s {
+                    Some(s) => Some(time_s(&format!("{f}.stop_s"), *s)?),
+                    None => None,
+                };
+                let (src, dst) = (fa.src, fa.dst);
+                udp_src_app[fi as usize] = Some(ai);
+                sched.at(SimTime::from_secs_f64(s0), Event::App { app: ai, token: 0 });
+                let rng = Rng::for_source(cfg.seed, &format!("cbr:{flow}"));
+                apps.push(App::Udp(Box::new(UdpSource { flow: fi, node: src, dst_node: dst, dst_agent, gen: UdpGen::Cbr(gen), rng, stop, pkts_sent: 0 })));
+            }
+        }
+    }
+    Ok(Apps { list: apps, flow_app, udp_src_app, finite_left: finite_apps_left })
+}

@@ -728,20 +728,7 @@ impl Simulation {
                     UdpGen::Cbr(g) => g.next(),
                 };
                 if size > 0 {
-                    let pkt = crate::net::packet::Packet {
-                        uid: 0,
-                        flow: u.flow,
-                        kind: crate::net::packet::PktKind::Udp,
-                        dst: u.dst_node,
-                        dst_agent: u.dst_agent,
-                        size,
-                        seqno: u.pkts_sent as i64,
-                        ts: now,
-                        low_prio: false,
-                        ect: false,
-                        ce: false,
-                        ecn_echo: false,
-                    };
+                    let pkt = crate::net::packet::Packet::udp(u.flow, u.dst_node, u.dst_agent, size, u.pkts_sent as i64, now);
                     let id = cx.net.pool.alloc(pkt);
                     cx.net.send_from(cx.sched, u.node, id);
                     u.pkts_sent += 1;

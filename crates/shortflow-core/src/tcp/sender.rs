@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use crate::config::TcpVariant;
 use crate::engine::{PktId, Timer};
-use crate::net::packet::{Packet, PktKind};
+use crate::net::packet::Packet;
 use crate::tcp::cc::ns2::how;
 use crate::tcp::cc::{AnyCc, CwndAction, Tcb};
 use crate::tcp::pacing::Pacer;
@@ -337,20 +337,7 @@ impl TcpSender {
             size += self.p.hdr;
         }
         let force_set_rtx_timer = self.highest_ack == self.maxseq;
-        let pkt = Packet {
-            uid: 0,
-            flow: self.flow,
-            kind: PktKind::Data,
-            dst: self.dst_node,
-            dst_agent: self.dst_agent,
-            size,
-            seqno,
-            ts: now,
-            low_prio: false,
-            ect: false,
-            ce: false,
-            ecn_echo: false,
-        };
+        let pkt = Packet::data(self.flow, self.dst_node, self.dst_agent, size, seqno, now);
         let id = cx.net.pool.alloc(pkt);
         self.ndatapack += 1;
         self.last_send = Some(now);

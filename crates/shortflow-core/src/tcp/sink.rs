@@ -172,20 +172,7 @@ impl TcpSink {
 
     /// ns-2.35: tcp-sink.cc `TcpSink::ack`.
     fn ack(&mut self, cx: &mut Ctx) {
-        let pkt = Packet {
-            uid: 0,
-            flow: self.flow,
-            kind: PktKind::Ack,
-            dst: self.peer_node,
-            dst_agent: self.peer_agent,
-            size: self.ack_size,
-            seqno: self.acker.seqno(),
-            ts: cx.now(),
-            low_prio: false,
-            ect: false,
-            ce: false,
-            ecn_echo: false,
-        };
+        let pkt = Packet::ack(self.flow, self.peer_node, self.peer_agent, self.ack_size, self.acker.seqno(), cx.now());
         let id = cx.net.pool.alloc(pkt);
         cx.net.send_via(cx.sched, self.node, self.first_link, id);
     }

@@ -432,8 +432,44 @@ pub struct SinkConfig {
     #[serde(default = "d_ack_size")]
     pub ack_size: u32,
     /// `RFC2581_immediate_ack_` (DelAck: ack at once while holes are open). ns-2.35: true.
+    /// Applies to the `delayed` and `every_d` ack rules.
     #[serde(default = "d_true")]
     pub rfc2581_immediate_ack: bool,
+    /// The ack rule. Unset: `delack` chooses between `every_packet` (false) and
+    /// `delayed` with `delack_interval_s` (true); setting both is an error.
+    #[serde(default)]
+    pub ack_policy: Option<AckPolicyConfig>,
+    /// Send acks ECN-capable (ECT), so an ECN-marking RED queue marks them instead of
+    /// dropping them early (needed by ack congestion control). No ns-2 equivalent.
+    #[serde(default)]
+    pub ect_acks: bool,
+    /// `ts_echo_bugfix_`: acks echo the timestamp of the oldest unacknowledged
+    /// segment (RFC 1323) rather than of the segment that triggered the ack.
+    /// ns-2.35: true.
+    #[serde(default = "d_true")]
+    pub ts_echo_bugfix: bool,
+}
+
+/// The sink's ack rule (`tcp::sink::AckPolicy`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AckPolicyConfig {
+    /// One ack per segment (ns-2 `Agent/TCPSink`).
+    EveryPacket,
+    /// ns-2 `Agent/TCPSink/DelAck`: hold an in-order segment's ack up to `interval_s`
+    /// or until the next segment.
+    Delayed {
+        /// `interval_` (s). ns-2.35: 0.1.
+        #[serde(default = "d_delack_interval")]
+        interval_s: f64,
+    },
+    /// Ack every `d`-th in-order segment, or when `interval_s` has passed since the
+    /// first unacked one.
+    EveryD {
+        d: u32,
+        #[serde(default = "d_delack_interval")]
+        interval_s: f64,
+    },
 }
 fn d_delack_interval() -> f64 {
     0.1

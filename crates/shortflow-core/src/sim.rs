@@ -10,7 +10,6 @@ use crate::config::*;
 use crate::engine::{Event, Scheduler};
 use crate::error::{positive, positive_time_s, suggest, time_s, ConfigError};
 use crate::net::link::Link;
-use crate::net::packet::PacketPool;
 use crate::net::queue::{AnyQueue, DropPriority, DropTail, Red};
 use crate::net::routing::Routes;
 use crate::net::{Arrival, Network};
@@ -20,7 +19,7 @@ use crate::spand::gateway::Gateway;
 use crate::path::PathRegistry;
 use crate::tcp::control::{ControlBlock, TcpSenders};
 use crate::tcp::sender::{TcpConn, TcpParams};
-use crate::tcp::sink::TcpSink;
+use crate::tcp::sink::{SinkParams, TcpSink};
 use crate::tcp::startup::AnyStartup;
 use crate::time::SimTime;
 use crate::traffic::build::{build_apps, FlowInfo};
@@ -215,15 +214,7 @@ impl Simulation {
         let routes = Routes::new(cfg.nodes.len(), &link_pairs);
         let traced_links: Vec<String> = cfg.trace.links.clone();
         let net_trace = if cfg.trace.packets { Some(PacketTrace::default()) } else { None };
-        let mut net = Network {
-            pool: PacketPool::new(),
-            links,
-            node_names: cfg.nodes.clone(),
-            routes,
-            queue_rng: Rng::for_source(cfg.seed, "queues"),
-            trace: net_trace,
-            delivered_data: 0,
-        };
+        let mut net = Network::new(links, cfg.nodes.clone(), routes, Rng::for_source(cfg.seed, "queues"), net_trace);
         if cfg.trace.packets {
             let names: Vec<String> = (0..net.links.len()).map(|l| net.link_name(l)).collect();
             for t in &traced_links {
@@ -299,14 +290,7 @@ impl Simulation {
                         })
                     };
                     let startup = AnyStartup::build(&format!("{f}.startup"), &fl.startup, fl.tcp.window, &resolve_gateway)?;
-                    if fl.sink.ack_size < 1 {
-                        return Err(err(format!("{f}.sink.ack_size"), fl.sink.ack_size, "must be at least 1 byte"));
-                    }
-                    let delack = if fl.sink.delack {
-                        Some(positive_time_s(&format!("{f}.sink.delack_interval_s"), fl.sink.delack_interval_s)?)
-                    } else {
-                        None
-                    };
+                    let sink_params = SinkParams::from_config(&format!("{f}.sink"), &fl.sink)?;
                     let sender_agent = agents.len() as u32;
                     let sink_agent = sender_agent + 1;
                     let mut conn = TcpConn::new(sender_agent, i as u32, s, d, sink_agent, node_addr[d as usize], p.clone());
@@ -316,7 +300,7 @@ impl Simulation {
                     let si = senders.push(conn, ControlBlock::new(&p, startup, boot));
                     agents.push(AgentRef::Sender(si));
                     let ki = sinks.len() as u32;
-                    let mut sink = TcpSink::new(sink_agent, i as u32, d, s, sender_agent, fl.sink.ack_size, delack, fl.sink.rfc2581_immediate_ack);
+                    let mut sink = TcpSink::new(sink_agent, i as u32, d, s, sender_agent, sink_params);
                     sink.first_link = net.routes.route(d, s).unwrap_or(crate::net::NO_LINK);
                     sinks.push(sink);
                     agents.push(AgentRef::Sink(ki));

@@ -43,6 +43,11 @@ pub struct Network {
 }
 
 impl Network {
+    /// A network over `links` between nodes named `node_names`, with static `routes`.
+    pub fn new(links: Vec<Link>, node_names: Vec<String>, routes: Routes, queue_rng: Rng, trace: Option<PacketTrace>) -> Network {
+        Network { pool: PacketPool::new(), links, node_names, routes, queue_rng, trace, delivered_data: 0 }
+    }
+
     /// Inject a packet at node `at` (an agent sending, or a node forwarding).
     #[inline]
     pub fn send_from(&mut self, sched: &mut Scheduler, at: u32, pkt: PktId) {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::config::TcpConfig;
 use crate::engine::{Event, Scheduler};
 use crate::net::link::Link;
-use crate::net::packet::{Packet, PacketPool, PktKind};
+use crate::net::packet::{Packet, PacketPool};
 use crate::net::queue::{AnyQueue, DropTail};
 use crate::net::routing::Routes;
 use crate::net::Network;
@@ -116,20 +116,8 @@ impl Rig {
     /// At time `t`, an ack `ackno` (with `ece`) reaches connection `k`.
     pub fn ack_ecn(&mut self, t: SimTime, k: u32, ackno: i64, ece: bool) {
         self.run_to(t);
-        let pkt = Packet {
-            uid: 0,
-            flow: k,
-            kind: PktKind::Ack,
-            dst: 0,
-            dst_agent: 2 * k,
-            size: 40,
-            seqno: ackno,
-            ts: t,
-            low_prio: false,
-            ect: false,
-            ce: false,
-            ecn_echo: ece,
-        };
+        let mut pkt = Packet::ack(k, 0, 2 * k, 40, ackno, t);
+        pkt.ecn_echo = ece;
         let (mut cx, senders) = self.cx();
         let id = cx.net.pool.alloc(pkt);
         senders.recv(&mut cx, k, id);

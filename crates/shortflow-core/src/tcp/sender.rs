@@ -28,7 +28,7 @@ use std::sync::Arc;
 use crate::config::{TcpConfig, TcpVariant};
 use crate::error::{non_negative, positive, ConfigError};
 use crate::engine::{PktId, Timer};
-use crate::net::packet::{Packet, PktKind};
+use crate::net::packet::Packet;
 use crate::path::PathCtx;
 use crate::tcp::cc::CwndAction;
 use crate::tcp::control::ControlBlock;
@@ -443,20 +443,8 @@ impl TcpConn {
         }
         cb.cc.on_send(&cb.tcb, &meta);
         let force_set_rtx_timer = self.highest_ack == self.maxseq;
-        let pkt = Packet {
-            uid: 0,
-            flow: self.flow,
-            kind: PktKind::Data,
-            dst: self.dst_node,
-            dst_agent: self.dst_agent,
-            size,
-            seqno,
-            ts: now,
-            low_prio,
-            ect: false,
-            ce: false,
-            ecn_echo: false,
-        };
+        let mut pkt = Packet::data(self.flow, self.dst_node, self.dst_agent, size, seqno, now);
+        pkt.low_prio = low_prio;
         let id = cx.net.pool.alloc(pkt);
         self.ndatapack += 1;
         self.last_send = Some(now);

@@ -192,20 +192,7 @@ impl UdpSource {
             UdpGen::Cbr(g) => g.next(),
         };
         if size > 0 {
-            let pkt = crate::net::packet::Packet {
-                uid: 0,
-                flow: self.flow,
-                kind: crate::net::packet::PktKind::Udp,
-                dst: self.dst_node,
-                dst_agent: self.dst_agent,
-                size,
-                seqno: self.pkts_sent as i64,
-                ts: now,
-                low_prio: false,
-                ect: false,
-                ce: false,
-                ecn_echo: false,
-            };
+            let pkt = crate::net::packet::Packet::udp(self.flow, self.dst_node, self.dst_agent, size, self.pkts_sent as i64, now);
             let id = cx.net.pool.alloc(pkt);
             cx.net.send_from(cx.sched, self.node, id);
             self.pkts_sent += 1;

@@ -47,24 +47,13 @@ impl DropPriority {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{Packet, PktKind};
+    use crate::net::packet::Packet;
     use crate::time::SimTime;
 
     fn pkt(pool: &mut PacketPool, low: bool) -> PktId {
-        pool.alloc(Packet {
-            uid: 0,
-            flow: 0,
-            kind: PktKind::Data,
-            dst: 0,
-            dst_agent: 0,
-            size: 1040,
-            seqno: 0,
-            ts: SimTime::ZERO,
-            low_prio: low,
-            ect: false,
-            ce: false,
-            ecn_echo: false,
-        })
+        let mut p = Packet::data(0, 0, 0, 1040, 0, SimTime::ZERO);
+        p.low_prio = low;
+        pool.alloc(p)
     }
 
     #[test]

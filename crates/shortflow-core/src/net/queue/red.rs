@@ -572,24 +572,13 @@ mod tests {
     //!
     //! Drops are the `d` lines of the queue trace (field 11 = arrival index).
     use super::*;
-    use crate::net::packet::{Packet, PktKind};
+    use crate::net::packet::Packet;
     use crate::rng::Rng;
 
     fn pkt(size: u32, ect: bool) -> Packet {
-        Packet {
-            uid: 0,
-            flow: 0,
-            kind: PktKind::Udp,
-            dst: 1,
-            dst_agent: 0,
-            size,
-            seqno: 0,
-            ts: SimTime::ZERO,
-            low_prio: false,
-            ect,
-            ce: false,
-            ecn_echo: false,
-        }
+        let mut p = Packet::udp(0, 1, 0, size, 0, SimTime::ZERO);
+        p.ect = ect;
+        p
     }
 
     fn cfg(json: &str) -> RedConfig {

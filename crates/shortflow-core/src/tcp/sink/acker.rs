@@ -1,17 +1,7 @@
-//! ns-2.35 `Agent/TCPSink` and `Agent/TCPSink/DelAck` (tcp-sink.cc): cumulative acks
-//! in packets; the ack number is the highest in-order sequence number received.
-//!
-//! DelAck: an in-order segment starts the delayed-ack timer (`interval_`, 100 ms)
-//! unless one is pending; the next segment (or the timer) sends the ack. Out-of-order
-//! segments below the highest seen are acked at once (`RFC2581_immediate_ack_`), and
-//! so is the SYN (segment 0, `SYN_immediate_ack_`).
+//! ns-2.35 `Acker` (tcp-sink.cc): which segments have arrived, the cumulative ack
+//! number, and the timestamp to echo (`update_ts`).
 
-use crate::engine::{PktId, Timer};
-use crate::net::packet::{Packet, PktKind};
 use crate::time::SimTime;
-use crate::world::Ctx;
-
-pub const TIMER_DELACK: u8 = 2;
 
 /// ns-2's `Acker`: which segments have arrived, as a growable ring of byte counts.
 #[derive(Clone, Debug)]
@@ -21,12 +11,17 @@ pub struct Acker {
     /// Next in-order segment expected.
     next: i64,
     maxseen: i64,
+    /// ns-2 `ts_to_echo_`: the sender timestamp the next ack echoes (with
+    /// `ts_echo_bugfix_`, see [`Acker::update_ts`]).
+    ts_to_echo: SimTime,
+    /// ns-2 `last_ack_sent_`: the ack number of the last ack sent (0 before any).
+    last_ack_sent: i64,
 }
 
 impl Default for Acker {
     fn default() -> Self {
         // `seen` is allocated on the first out-of-order segment (see `update`).
-        Acker { seen: Vec::new(), mask: 63, next: 0, maxseen: 0 }
+        Acker { seen: Vec::new(), mask: 63, next: 0, maxseen: 0, ts_to_echo: SimTime::ZERO, last_ack_sent: 0 }
     }
 }
 
@@ -37,6 +32,25 @@ impl Acker {
     }
     pub fn maxseen(&self) -> i64 {
         self.maxseen
+    }
+
+    /// ns-2.35: tcp-sink.cc `Acker::update_ts` with `ts_echo_rfc1323_` false (the
+    /// ns-2.35 default): remember the timestamp of a segment at or left of the first
+    /// one not yet acked, so an ack echoes the oldest unacknowledged segment's
+    /// timestamp (RFC 1323 / TCP/IP Illustrated vol. 2 p. 870) rather than the newest.
+    #[inline]
+    pub fn update_ts(&mut self, seqno: i64, ts: SimTime) {
+        if ts >= self.ts_to_echo && seqno <= self.last_ack_sent + 1 {
+            self.ts_to_echo = ts;
+        }
+    }
+    pub fn ts_to_echo(&self) -> SimTime {
+        self.ts_to_echo
+    }
+    /// Record an ack sent (ns-2: `acker_->last_ack_sent_ = ntcp->seqno()` in `ack()`).
+    #[inline]
+    pub fn ack_sent(&mut self, ackno: i64) {
+        self.last_ack_sent = ackno;
     }
 
     fn resize(&mut self, sz: usize) {
@@ -95,102 +109,6 @@ impl Acker {
     }
 }
 
-pub struct TcpSink {
-    pub agent: u32,
-    pub flow: u32,
-    pub node: u32,
-    /// Where acks go.
-    pub peer_node: u32,
-    pub peer_agent: u32,
-    pub ack_size: u32,
-    pub delack: Option<SimTime>,
-    pub rfc2581_immediate_ack: bool,
-    /// The first link towards `peer_node`, or `NO_LINK` if the builder did not set it
-    /// (see `TcpSender::first_link`).
-    pub first_link: u32,
-    acker: Acker,
-    timer: Timer,
-    /// A segment whose ack is being delayed (DelAck `save_`).
-    saved: bool,
-    /// ns-2 `bytes_`: in-order bytes received (on-the-wire sizes, as ns-2 counts).
-    pub bytes: u64,
-    pub pkts_received: u64,
-}
-
-impl TcpSink {
-    pub fn new(agent: u32, flow: u32, node: u32, peer_node: u32, peer_agent: u32, ack_size: u32, delack: Option<SimTime>, rfc2581_immediate_ack: bool) -> Self {
-        TcpSink {
-            agent,
-            flow,
-            node,
-            peer_node,
-            peer_agent,
-            ack_size,
-            delack,
-            rfc2581_immediate_ack,
-            first_link: crate::net::NO_LINK,
-            acker: Acker::default(),
-            timer: Timer::default(),
-            saved: false,
-            bytes: 0,
-            pkts_received: 0,
-        }
-    }
-
-    pub fn recv(&mut self, cx: &mut Ctx, pkt: PktId) {
-        let p = *cx.net.pool.get(pkt);
-        cx.net.pool.free(pkt);
-        self.pkts_received += 1;
-        if p.kind == PktKind::Data {
-            cx.net.delivered_data += 1;
-        }
-        self.bytes += self.acker.update(p.seqno, p.size);
-        match self.delack {
-            None => self.ack(cx),
-            Some(interval) => {
-                if !self.timer.pending() && p.seqno == self.acker.seqno() {
-                    let immediate = (self.rfc2581_immediate_ack && p.seqno < self.acker.maxseen()) || p.seqno == 0;
-                    if !immediate {
-                        self.saved = true;
-                        self.timer.resched(cx.sched, interval, self.agent, TIMER_DELACK);
-                        return;
-                    }
-                }
-                self.timer.cancel();
-                self.ack(cx);
-                self.saved = false;
-            }
-        }
-    }
-
-    pub fn timer(&mut self, cx: &mut Ctx, which: u8, gen: u32) {
-        if which == TIMER_DELACK && self.timer.fire(gen) && self.saved {
-            self.saved = false;
-            self.ack(cx);
-        }
-    }
-
-    /// ns-2.35: tcp-sink.cc `TcpSink::ack`.
-    fn ack(&mut self, cx: &mut Ctx) {
-        let pkt = Packet {
-            uid: 0,
-            flow: self.flow,
-            kind: PktKind::Ack,
-            dst: self.peer_node,
-            dst_agent: self.peer_agent,
-            size: self.ack_size,
-            seqno: self.acker.seqno(),
-            ts: cx.now(),
-            low_prio: false,
-            ect: false,
-            ce: false,
-            ecn_echo: false,
-        };
-        let id = cx.net.pool.alloc(pkt);
-        cx.net.send_via(cx.sched, self.node, self.first_link, id);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,6 +124,24 @@ mod tests {
         assert_eq!(a.seqno(), 2);
         assert_eq!(a.update(1, 1040), 0); // duplicate
         assert_eq!(a.seqno(), 2);
+    }
+
+    #[test]
+    fn echoes_the_oldest_unacked_timestamp() {
+        let t = SimTime::from_millis;
+        let mut a = Acker::default();
+        // Segment 1 arrives (last ack sent 0): its timestamp is taken.
+        a.update_ts(1, t(10));
+        assert_eq!(a.ts_to_echo(), t(10));
+        // Segment 2 while 1 is unacked (delayed ack): beyond last_ack_sent + 1, kept.
+        a.update_ts(2, t(11));
+        assert_eq!(a.ts_to_echo(), t(10));
+        a.ack_sent(2);
+        // Segment 3 is next after the ack: taken; an older timestamp never is.
+        a.update_ts(3, t(12));
+        assert_eq!(a.ts_to_echo(), t(12));
+        a.update_ts(1, t(9));
+        assert_eq!(a.ts_to_echo(), t(12));
     }
 
     #[test]

@@ -1,0 +1,194 @@
+//! ns-2.35 TCP sinks (tcp-sink.cc): cumulative acks in packets; the ack number is the
+//! highest in-order sequence number received.
+//!
+//! The ack rule is an [`AckPolicy`] (one file per rule: `every_packet`, `delack`,
+//! `every_d`; see `policy`). The rest is common to every rule and follows ns-2.35
+//! `TcpSink::ack`:
+//! - **timestamps**: an ack carries `ts` = now and echoes a data timestamp in
+//!   `ts_echo`: with `ts_echo_bugfix` (ns-2.35 default) the acker's `ts_to_echo`
+//!   (the oldest unacked segment's, `Acker::update_ts`), otherwise the timestamp of
+//!   the segment that triggered the ack (the held one when the timer fires);
+//! - **ECN** (RFC 3168): a CE mark on an ECN-capable segment sets `ecn_unacked`, a
+//!   segment with `cwr` clears it; acks of ECN-capable segments carry `ecn_echo =
+//!   ecn_unacked`. As in ns-2, the marks are applied when an ack leaves, over every
+//!   segment it covers (ns-2 looks at the held `save_` and the current one): first
+//!   CWR clears, then CE sets. Acks are ECN-capable themselves only with `ect_acks`
+//!   (ns-2 has no such knob; ACC needs it so RED marks acks instead of dropping them).
+//!   ns-2's SYN-time ECN negotiation (`ecn_syn_`) is not modelled.
+
+mod acker;
+mod delack;
+mod every_d;
+mod every_packet;
+mod policy;
+#[cfg(test)]
+mod tests;
+
+pub use acker::Acker;
+pub use delack::DelAck;
+pub use every_d::EveryD;
+pub use every_packet::EveryPacket;
+pub use policy::{AckPolicy, Segment, Verdict};
+
+use crate::config::SinkConfig;
+use crate::engine::{PktId, Timer};
+use crate::error::ConfigError;
+use crate::net::packet::{Packet, PktKind};
+use crate::time::SimTime;
+use crate::world::Ctx;
+
+pub const TIMER_DELACK: u8 = 2;
+
+/// A sink's validated parameters.
+#[derive(Clone, Debug)]
+pub struct SinkParams {
+    /// `packetSize_` of the sink: bytes of an ack on the wire.
+    pub ack_size: u32,
+    pub policy: AckPolicy,
+    /// Send acks ECN-capable (`ect`).
+    pub ect_acks: bool,
+    /// ns-2 `ts_echo_bugfix_`.
+    pub ts_echo_bugfix: bool,
+}
+
+impl SinkParams {
+    /// Validate the sink section `cfg` found at `field` (e.g. `flows[2].sink`).
+    pub fn from_config(field: &str, cfg: &SinkConfig) -> Result<SinkParams, ConfigError> {
+        if cfg.ack_size < 1 {
+            return Err(ConfigError::new(format!("{field}.ack_size"), cfg.ack_size, "must be at least 1 byte"));
+        }
+        Ok(SinkParams {
+            ack_size: cfg.ack_size,
+            policy: AckPolicy::from_config(field, cfg)?,
+            ect_acks: cfg.ect_acks,
+            ts_echo_bugfix: cfg.ts_echo_bugfix,
+        })
+    }
+}
+
+/// ECN marks of the segments an ack will cover (bits), see the module doc.
+const HELD_CWR: u8 = 1;
+const HELD_CE: u8 = 2;
+const HELD_ECT: u8 = 4;
+
+pub struct TcpSink {
+    pub agent: u32,
+    pub flow: u32,
+    pub node: u32,
+    /// Where acks go.
+    pub peer_node: u32,
+    pub peer_agent: u32,
+    pub ack_size: u32,
+    pub policy: AckPolicy,
+    /// The first link towards `peer_node`, or `NO_LINK` if the builder did not set it
+    /// (see `TcpSender::first_link`).
+    pub first_link: u32,
+    acker: Acker,
+    timer: Timer,
+    /// An ack is being held (ns-2 DelAck `save_ != NULL`).
+    saved: bool,
+    ect_acks: bool,
+    ts_echo_bugfix: bool,
+    /// ns-2 `ecn_unacked_`: a CE mark not yet answered by a CWR.
+    ecn_unacked: bool,
+    /// `HELD_*` bits of the segments the next ack covers.
+    held_ecn: u8,
+    /// Timestamp of the latest segment whose ack is pending (echoed without
+    /// `ts_echo_bugfix`).
+    held_ts: SimTime,
+    /// ns-2 `bytes_`: in-order bytes received (on-the-wire sizes, as ns-2 counts).
+    pub bytes: u64,
+    pub pkts_received: u64,
+}
+
+impl TcpSink {
+    pub fn new(agent: u32, flow: u32, node: u32, peer_node: u32, peer_agent: u32, params: SinkParams) -> Self {
+        TcpSink {
+            agent,
+            flow,
+            node,
+            peer_node,
+            peer_agent,
+            ack_size: params.ack_size,
+            policy: params.policy,
+            first_link: crate::net::NO_LINK,
+            acker: Acker::default(),
+            timer: Timer::default(),
+            saved: false,
+            ect_acks: params.ect_acks,
+            ts_echo_bugfix: params.ts_echo_bugfix,
+            ecn_unacked: false,
+            held_ecn: 0,
+            held_ts: SimTime::ZERO,
+            bytes: 0,
+            pkts_received: 0,
+        }
+    }
+
+    /// ns-2.35: tcp-sink.cc `TcpSink::recv` / `DelAckSink::recv`.
+    pub fn recv(&mut self, cx: &mut Ctx, pkt: PktId) {
+        let p = *cx.net.pool.get(pkt);
+        cx.net.pool.free(pkt);
+        self.pkts_received += 1;
+        if p.kind == PktKind::Data {
+            cx.net.delivered_data += 1;
+        }
+        if self.ts_echo_bugfix {
+            self.acker.update_ts(p.seqno, p.ts);
+        }
+        self.bytes += self.acker.update(p.seqno, p.size);
+        self.held_ecn |= (p.cwr as u8 * HELD_CWR) | ((p.ect && p.ce) as u8 * HELD_CE) | (p.ect as u8 * HELD_ECT);
+        self.held_ts = p.ts;
+        let seg = Segment {
+            now: cx.now(),
+            seqno: p.seqno,
+            in_order: p.seqno == self.acker.seqno(),
+            fills_hole: p.seqno < self.acker.maxseen(),
+            ce: p.ect && p.ce,
+            ece: p.ecn_echo,
+            ts: p.ts,
+            ts_echo: p.ts_echo,
+        };
+        match self.policy.on_segment(&seg, self.timer.pending()) {
+            Verdict::AckNow => {
+                self.timer.cancel();
+                self.ack(cx);
+            }
+            Verdict::Hold => self.saved = true,
+            Verdict::HoldArm(after) => {
+                self.saved = true;
+                self.timer.resched(cx.sched, after, self.agent, TIMER_DELACK);
+            }
+        }
+    }
+
+    /// ns-2.35: tcp-sink.cc `DelAckSink::timeout`: send the held ack.
+    pub fn timer(&mut self, cx: &mut Ctx, which: u8, gen: u32) {
+        if which == TIMER_DELACK && self.timer.fire(gen) && self.saved {
+            self.ack(cx);
+        }
+    }
+
+    /// ns-2.35: tcp-sink.cc `TcpSink::ack`.
+    fn ack(&mut self, cx: &mut Ctx) {
+        let now = cx.now();
+        let ackno = self.acker.seqno();
+        let mut pkt = Packet::ack(self.flow, self.peer_node, self.peer_agent, self.ack_size, ackno, now);
+        pkt.ts_echo = if self.ts_echo_bugfix { self.acker.ts_to_echo() } else { self.held_ts };
+        let held = self.held_ecn;
+        if held & HELD_CWR != 0 {
+            self.ecn_unacked = false;
+        }
+        if held & HELD_CE != 0 {
+            self.ecn_unacked = true;
+        }
+        pkt.ecn_echo = held & HELD_ECT != 0 && self.ecn_unacked;
+        pkt.ect = self.ect_acks;
+        self.held_ecn = 0;
+        self.saved = false;
+        self.acker.ack_sent(ackno);
+        self.policy.on_ack_sent();
+        let id = cx.net.pool.alloc(pkt);
+        cx.net.send_via(cx.sched, self.node, self.first_link, id);
+    }
+}

@@ -1,0 +1,117 @@
+//! The sink's ack rule: one enum, one file per rule.
+//!
+//! For every arriving segment the sink updates its [`super::Acker`] and then asks the
+//! rule what to do with the ack this segment calls for: send it now, hold it, or hold
+//! it and arm the ack timer. The rule sees the segment as a [`Segment`] (its place in
+//! the sequence, its ECN marks and timestamps), so rules that adapt to congestion
+//! signals fit the same shape. When the timer fires the sink sends the held ack; when
+//! any ack leaves, the rule is told ([`AckPolicy::on_ack_sent`]) to reset its counts.
+//!
+//! Adding a rule: a file with a struct, its `from_config(field, &SinkConfig)` and
+//! `on_segment`, one variant here, one arm in each `match` below, one variant in
+//! `config::AckPolicyConfig`.
+//!
+//! Rules still to come, and where they go:
+//! - **ACC** (thesis ch. 9, spec thesis-faststart-asymmetry B.3.1): a variant
+//!   `Acc(Box<AccState>)` holding the adaptive factor `d`, `t_last_ecn`,
+//!   `t_last_decrease` and the highest timestamp echo seen. It reads `Segment::ece`
+//!   (the sender's echo of CE-marked acks, carried on data), `Segment::ts_echo` (one
+//!   RTT has passed since T when `ts_echo >= T`) and `Segment::in_order`; it answers
+//!   `Hold`/`HoldArm` while fewer than `d` segments are unacked and `AckNow` otherwise,
+//!   exactly the verdicts below. Its acks should be ECN-capable (`SinkConfig::ect_acks`)
+//!   so RED marks rather than drops them.
+//! - **Linux quick-ack** (`tcp_in_quickack_mode`): a variant like [`DelAck`] plus a
+//!   quick-ack budget: `AckNow` for every segment while the budget lasts (set at
+//!   connection start, after an idle period longer than the RTO estimate -- the rule
+//!   keeps the last arrival time from `Segment::now` -- and on out-of-order data),
+//!   decrementing it, then the delayed rule.
+
+use super::delack::DelAck;
+use super::every_d::EveryD;
+use super::every_packet::EveryPacket;
+use crate::config::{AckPolicyConfig, SinkConfig};
+use crate::error::ConfigError;
+use crate::time::SimTime;
+
+/// An arriving data segment as an ack rule sees it (after the acker's update).
+#[derive(Clone, Copy, Debug)]
+pub struct Segment {
+    pub now: SimTime,
+    pub seqno: i64,
+    /// The segment is the highest in-order one: the cumulative ack now ends at it
+    /// (ns-2 `th->seqno() == acker_->Seqno()`).
+    pub in_order: bool,
+    /// A later segment had already arrived: this one fills a hole
+    /// (ns-2 `th->seqno() < acker_->Maxseen()`).
+    pub fills_hole: bool,
+    /// ECN: congestion experienced on an ECN-capable segment.
+    pub ce: bool,
+    /// ECN-echo set by the sender on a data segment (used by ACC, thesis §9.3.1).
+    pub ece: bool,
+    /// The sender's timestamp and the timestamp it echoes.
+    pub ts: SimTime,
+    pub ts_echo: SimTime,
+}
+
+/// What to do with the ack an arriving segment calls for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Send a cumulative ack now (cancelling the ack timer).
+    AckNow,
+    /// Hold the ack; the ack timer is already running.
+    Hold,
+    /// Hold the ack and arm the ack timer to fire after this delay.
+    HoldArm(SimTime),
+}
+
+/// The sink's ack rule.
+#[derive(Clone, Debug)]
+pub enum AckPolicy {
+    /// ns-2 `Agent/TCPSink`: one ack per segment.
+    EveryPacket(EveryPacket),
+    /// ns-2 `Agent/TCPSink/DelAck`.
+    Delayed(DelAck),
+    /// Ack every d-th in-order segment; the timer flushes a partial count.
+    EveryD(EveryD),
+}
+
+impl AckPolicy {
+    /// The rule `cfg` asks for (`ack_policy`, or the older `delack` /
+    /// `delack_interval_s` fields), validated; `field` is the sink's path, e.g.
+    /// `flows[3].sink`.
+    pub fn from_config(field: &str, cfg: &SinkConfig) -> Result<AckPolicy, ConfigError> {
+        if cfg.delack && cfg.ack_policy.is_some() {
+            return Err(ConfigError::new(
+                format!("{field}.delack"),
+                cfg.delack,
+                "conflicts with ack_policy: give the ack rule in ack_policy only",
+            ));
+        }
+        Ok(match (&cfg.ack_policy, cfg.delack) {
+            (None, false) | (Some(AckPolicyConfig::EveryPacket), _) => {
+                AckPolicy::EveryPacket(EveryPacket::from_config(field, cfg)?)
+            }
+            (None, true) | (Some(AckPolicyConfig::Delayed { .. }), _) => AckPolicy::Delayed(DelAck::from_config(field, cfg)?),
+            (Some(AckPolicyConfig::EveryD { .. }), _) => AckPolicy::EveryD(EveryD::from_config(field, cfg)?),
+        })
+    }
+
+    /// Decide about the ack for segment `seg`; `timer_pending`: the ack timer runs
+    /// (an ack is being held).
+    #[inline]
+    pub fn on_segment(&mut self, seg: &Segment, timer_pending: bool) -> Verdict {
+        match self {
+            AckPolicy::EveryPacket(_) => Verdict::AckNow,
+            AckPolicy::Delayed(r) => r.on_segment(seg, timer_pending),
+            AckPolicy::EveryD(r) => r.on_segment(seg, timer_pending),
+        }
+    }
+
+    /// An ack left (sent now or by the timer).
+    #[inline]
+    pub fn on_ack_sent(&mut self) {
+        if let AckPolicy::EveryD(r) = self {
+            r.on_ack_sent();
+        }
+    }
+}

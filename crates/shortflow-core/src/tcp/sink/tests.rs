@@ -1,0 +1,289 @@
+//! Sink tests in the style of smoltcp's socket tests: feed data segments at given
+//! times, assert exactly which acks leave and when. [`SinkRig`] owns a sink wired to a
+//! zero-delay, practically infinite-rate link back to the sender's node, so an ack
+//! reaches the far end at the instant it is sent; nothing of the sender is involved.
+
+use super::*;
+use crate::config::SinkConfig;
+use crate::engine::{Event, Scheduler};
+use crate::net::link::Link;
+use crate::net::queue::{AnyQueue, DropTail};
+use crate::net::routing::Routes;
+use crate::net::Network;
+use crate::rng::Rng;
+use crate::world::Shared;
+
+/// An ack as it left the sink. Times in microseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct AckOut {
+    t_us: u64,
+    ackno: i64,
+    ecn_echo: bool,
+    ect: bool,
+    ts_echo_us: u64,
+}
+
+/// A sink at node 1 acking to agent 0 at node 0.
+struct SinkRig {
+    sched: Scheduler,
+    net: Network,
+    shared: Shared,
+    sink: TcpSink,
+    out: Vec<AckOut>,
+}
+
+fn us(t: u64) -> SimTime {
+    SimTime::from_micros(t)
+}
+
+impl SinkRig {
+    /// A rig whose sink is configured by the `SinkConfig` JSON `cfg`.
+    fn new(cfg: &str) -> SinkRig {
+        let cfg: SinkConfig = serde_json::from_str(cfg).expect("SinkConfig JSON");
+        let params = SinkParams::from_config("sink", &cfg).expect("valid sink config");
+        let link = Link::new(1, 0, 1_000_000_000_000_000, SimTime::ZERO, AnyQueue::DropTail(DropTail::new(1000)));
+        let routes = Routes::new(2, &[(1, 0)]);
+        let net = Network::new(vec![link], vec!["snd".into(), "rcv".into()], routes, Rng::new(1), None);
+        let mut sink = TcpSink::new(1, 0, 1, 0, 0, params);
+        sink.first_link = 0;
+        SinkRig { sched: Scheduler::new(), net, shared: Shared::default(), sink, out: Vec::new() }
+    }
+
+    /// Process every event up to and including `t`: sink timers fire, acks arrive.
+    fn run_until(&mut self, t: SimTime) {
+        while let Some(ev) = self.sched.pop(t) {
+            match ev {
+                Event::Arrive { pkt, .. } => {
+                    let p = *self.net.pool.get(pkt);
+                    assert_eq!((p.kind, p.dst, p.dst_agent, p.size), (PktKind::Ack, 0, 0, 40));
+                    self.out.push(AckOut {
+                        t_us: self.sched.now().as_nanos() / 1000,
+                        ackno: p.seqno,
+                        ecn_echo: p.ecn_echo,
+                        ect: p.ect,
+                        ts_echo_us: p.ts_echo.as_nanos() / 1000,
+                    });
+                    self.net.pool.free(pkt);
+                }
+                Event::TxDone { link } => self.net.tx_done(&mut self.sched, link),
+                Event::Timer { agent, timer, gen } => {
+                    assert_eq!(agent, 1);
+                    let mut cx = Ctx { sched: &mut self.sched, net: &mut self.net, shared: &mut self.shared };
+                    self.sink.timer(&mut cx, timer, gen);
+                }
+                other => panic!("unexpected event {other:?}"),
+            }
+        }
+        self.sched.advance_to(t);
+    }
+
+    /// Data segment `seq` (1040 bytes, sent at `t_us - 10 ms`) arrives at `t_us`,
+    /// after every event due at or before then; `mark` sets its flags.
+    fn seg_with(&mut self, t_us: u64, seq: i64, mark: impl FnOnce(&mut Packet)) -> &mut Self {
+        self.run_until(us(t_us));
+        let mut p = Packet::data(0, 1, 1, 1040, seq, us(t_us.saturating_sub(10_000)));
+        mark(&mut p);
+        let id = self.net.pool.alloc(p);
+        let mut cx = Ctx { sched: &mut self.sched, net: &mut self.net, shared: &mut self.shared };
+        self.sink.recv(&mut cx, id);
+        self
+    }
+
+    fn seg(&mut self, t_us: u64, seq: i64) -> &mut Self {
+        self.seg_with(t_us, seq, |_| {})
+    }
+
+    /// Run to `t_us` and return the (time in µs, ack number) of every ack so far.
+    fn acks_until(&mut self, t_us: u64) -> Vec<(u64, i64)> {
+        self.run_until(us(t_us));
+        self.out.iter().map(|a| (a.t_us, a.ackno)).collect()
+    }
+}
+
+#[test]
+fn every_packet_acks_each_segment_at_once() {
+    let mut r = SinkRig::new("{}");
+    r.seg(0, 0).seg(10_000, 1).seg(20_000, 2);
+    // Segment 3 is lost: 4 and 5 each draw a duplicate ack for 2; 3 then acks 5.
+    r.seg(30_000, 4).seg(40_000, 5).seg(50_000, 3);
+    assert_eq!(r.acks_until(1_000_000), vec![(0, 0), (10_000, 1), (20_000, 2), (30_000, 2), (40_000, 2), (50_000, 5)]);
+    assert_eq!(r.sink.pkts_received, 6);
+    assert_eq!(r.sink.bytes, 6 * 1040);
+    assert!(r.out.iter().all(|a| !a.ect && !a.ecn_echo));
+}
+
+#[test]
+fn delayed_ack_holds_one_segment_until_the_next_or_the_timer() {
+    // ns-2 DelAck, interval 100 ms.
+    let mut r = SinkRig::new(r#"{"delack": true}"#);
+    r.seg(0, 0); // SYN: at once (SYN_immediate_ack_)
+    r.seg(10_000, 1); // held, timer to 110 ms
+    r.seg(15_000, 2); // second segment: ack 2 now, timer cancelled
+    r.seg(20_000, 3); // held; nothing arrives: the timer acks it at 120 ms
+    assert_eq!(r.acks_until(500_000), vec![(0, 0), (15_000, 2), (120_000, 3)]);
+    // 4 is held; 5 is late: 6 draws an immediate (duplicate) ack that also covers the
+    // held 4; 5 then moves the cumulative ack past itself to 6: not "the highest
+    // in-order segment", so it is acked at once as well.
+    r.seg(600_000, 4).seg(610_000, 6).seg(620_000, 5);
+    assert_eq!(r.acks_until(2_000_000)[3..], [(610_000, 4), (620_000, 6)]);
+    assert_eq!(r.out.len(), 5);
+}
+
+#[test]
+fn delayed_ack_is_immediate_when_filling_a_hole_and_rfc2581() {
+    // 2 and 3 lost, 4 arrives (dup ack 1); 2 arrives: cumulative ack 2 while 4 is
+    // already there: a hole-filling segment, acked at once with RFC2581_immediate_ack_.
+    let run = |rfc: bool| {
+        let mut r = SinkRig::new(&format!(r#"{{"delack": true, "rfc2581_immediate_ack": {rfc}}}"#));
+        r.seg(0, 0).seg(10_000, 1).seg(20_000, 4).seg(30_000, 2);
+        r.acks_until(1_000_000)
+    };
+    assert_eq!(run(true), vec![(0, 0), (20_000, 1), (30_000, 2)]);
+    // Without it the hole-filler is treated as any in-order segment: held 100 ms.
+    assert_eq!(run(false), vec![(0, 0), (20_000, 1), (130_000, 2)]);
+}
+
+#[test]
+fn every_d_acks_every_third_segment_and_flushes_on_the_timer() {
+    let mut r = SinkRig::new(r#"{"ack_policy": {"kind": "every_d", "d": 3, "interval_s": 0.05}}"#);
+    r.seg(0, 0); // SYN at once
+    r.seg(1_000, 1).seg(2_000, 2).seg(3_000, 3); // third in-order segment: ack 3
+    r.seg(4_000, 4).seg(5_000, 5); // two held: the timer (armed at 4 ms) acks at 54 ms
+    r.seg(100_000, 7); // out of order: at once
+    r.seg(101_000, 8); // out of order: at once
+    assert_eq!(r.acks_until(1_000_000), vec![(0, 0), (3_000, 3), (54_000, 5), (100_000, 5), (101_000, 5)]);
+}
+
+#[test]
+fn every_d_with_d_1_is_every_packet_and_with_d_2_is_ns2_delack() {
+    // Random arrival patterns (losses, reordering, duplicates, idle gaps): the ack
+    // traces must be identical.
+    let mut rng = Rng::for_source(11, "sink-rig");
+    for case in 0..50 {
+        let mut arrivals = Vec::new();
+        let (mut t, mut next) = (0u64, 0i64);
+        let mut late = Vec::new();
+        for _ in 0..200 {
+            t += 1 + (rng.uniform() * 150_000.0) as u64 * (rng.uniform() < 0.3) as u64 + (rng.uniform() * 3000.0) as u64;
+            let u = rng.uniform();
+            let s = if u < 0.1 && !late.is_empty() {
+                late.remove(0)
+            } else if u < 0.13 && next > 2 {
+                next - 2
+            } else {
+                next += 1;
+                if rng.uniform() < 0.08 {
+                    late.push(next - 1);
+                    continue;
+                }
+                next - 1
+            };
+            arrivals.push((t, s));
+        }
+        let trace = |cfg: &str| {
+            let mut r = SinkRig::new(cfg);
+            for &(t, s) in &arrivals {
+                r.seg(t, s);
+            }
+            r.acks_until(t + 1_000_000)
+        };
+        assert_eq!(trace(r#"{"delack": true}"#), trace(r#"{"ack_policy": {"kind": "every_d", "d": 2}}"#), "case {case}");
+        assert_eq!(trace("{}"), trace(r#"{"ack_policy": {"kind": "every_d", "d": 1}}"#), "case {case}");
+        assert_eq!(
+            trace(r#"{"delack": true, "delack_interval_s": 0.2}"#),
+            trace(r#"{"ack_policy": {"kind": "delayed", "interval_s": 0.2}}"#),
+            "case {case}"
+        );
+    }
+}
+
+#[test]
+fn ecn_echo_from_a_ce_mark_until_cwr() {
+    let mut r = SinkRig::new("{}");
+    let ect = |p: &mut Packet| p.ect = true;
+    r.seg_with(0, 0, ect).seg_with(1_000, 1, ect);
+    r.seg_with(2_000, 2, |p| {
+        p.ect = true;
+        p.ce = true;
+    });
+    r.seg_with(3_000, 3, ect).seg_with(4_000, 4, ect);
+    // The sender reduced its window: CWR on segment 5 stops the echo.
+    r.seg_with(5_000, 5, |p| {
+        p.ect = true;
+        p.cwr = true;
+    });
+    r.seg_with(6_000, 6, ect);
+    // CE without ECT (a non-ECN packet cannot carry a mark): ignored.
+    r.seg_with(7_000, 7, |p| p.ce = true);
+    r.seg_with(8_000, 8, ect);
+    r.run_until(us(1_000_000));
+    let echo: Vec<bool> = r.out.iter().map(|a| a.ecn_echo).collect();
+    assert_eq!(echo, vec![false, false, true, true, true, false, false, false, false]);
+    assert!(r.out.iter().all(|a| !a.ect), "acks are not ECN-capable unless ect_acks");
+}
+
+#[test]
+fn ecn_echo_with_delayed_acks_sees_the_held_segment() {
+    // ns-2 looks at the held segment (save_) too: a CE mark on the held segment is
+    // echoed by the ack the next segment triggers, and by the timer's ack.
+    let mut r = SinkRig::new(r#"{"delack": true, "ect_acks": true}"#);
+    let ect = |p: &mut Packet| p.ect = true;
+    let ce = |p: &mut Packet| {
+        p.ect = true;
+        p.ce = true;
+    };
+    r.seg_with(0, 0, ect);
+    r.seg_with(10_000, 1, ce).seg_with(11_000, 2, ect); // ack 2, echo
+    r.seg_with(20_000, 3, |p| {
+        p.ect = true;
+        p.cwr = true;
+    }); // held; the timer's ack at 120 ms: echo cleared
+    r.seg_with(200_000, 4, ce); // held; the timer's ack at 300 ms echoes
+    r.run_until(us(1_000_000));
+    let got: Vec<(u64, i64, bool)> = r.out.iter().map(|a| (a.t_us, a.ackno, a.ecn_echo)).collect();
+    assert_eq!(got, vec![(0, 0, false), (11_000, 2, true), (120_000, 3, false), (300_000, 4, true)]);
+    assert!(r.out.iter().all(|a| a.ect), "ect_acks: every ack is ECN-capable");
+}
+
+#[test]
+fn ts_echo_every_packet_echoes_each_segment() {
+    let mut r = SinkRig::new("{}");
+    r.seg(50_000, 0).seg(60_000, 1).seg(75_000, 2);
+    r.run_until(us(1_000_000));
+    let echo: Vec<u64> = r.out.iter().map(|a| a.ts_echo_us).collect();
+    assert_eq!(echo, vec![40_000, 50_000, 65_000]); // each segment was sent 10 ms before
+}
+
+#[test]
+fn ts_echo_with_delayed_acks_oldest_unacked_or_triggering_segment() {
+    let run = |bugfix: bool| {
+        let mut r = SinkRig::new(&format!(r#"{{"delack": true, "ts_echo_bugfix": {bugfix}}}"#));
+        r.seg(50_000, 0); // ack 0 at once
+        r.seg(60_000, 1).seg(70_000, 2); // ack 2 when 2 arrives
+        r.seg(80_000, 3); // ack 3 by the timer at 180 ms
+        r.run_until(us(1_000_000));
+        r.out.iter().map(|a| (a.t_us, a.ackno, a.ts_echo_us)).collect::<Vec<_>>()
+    };
+    // ns-2.35 default (ts_echo_bugfix_): the oldest unacknowledged segment's timestamp.
+    assert_eq!(run(true), vec![(50_000, 0, 40_000), (70_000, 2, 50_000), (180_000, 3, 70_000)]);
+    // Without it: the timestamp of the segment that triggered the ack (the held one
+    // when the timer fires).
+    assert_eq!(run(false), vec![(50_000, 0, 40_000), (70_000, 2, 60_000), (180_000, 3, 70_000)]);
+}
+
+#[test]
+fn sink_config_errors_name_the_field() {
+    let cases = [
+        (r#"{"ack_size": 0}"#, "flows[4].sink.ack_size", "0"),
+        (r#"{"delack": true, "delack_interval_s": 0}"#, "flows[4].sink.delack_interval_s", "0"),
+        (r#"{"delack": true, "ack_policy": {"kind": "every_packet"}}"#, "flows[4].sink.delack", "true"),
+        (r#"{"ack_policy": {"kind": "every_d", "d": 0}}"#, "flows[4].sink.ack_policy.d", "0"),
+        (r#"{"ack_policy": {"kind": "every_d", "d": 3, "interval_s": -1}}"#, "flows[4].sink.ack_policy.interval_s", "-1"),
+    ];
+    for (json, field, value) in cases {
+        let cfg: SinkConfig = serde_json::from_str(json).expect(json);
+        let e = SinkParams::from_config("flows[4].sink", &cfg).expect_err(json);
+        assert_eq!((e.field.as_str(), e.value.as_str()), (field, value), "{json}: {e}");
+    }
+    assert!(serde_json::from_str::<SinkConfig>(r#"{"ack_policy": {"kind": "every_d"}}"#).is_err(), "d is required");
+}

@@ -354,6 +354,11 @@ pub struct TcpConfig {
     /// `overhead_` (s): random send delay; only 0 is supported.
     #[serde(default)]
     pub overhead_s: f64,
+    /// `ecn_`: send data ECN-capable (ECT) and react to ECN echoes as ns-2.35's
+    /// `TcpAgent::ecn()` does (halve cwnd and ssthresh at most once per window of
+    /// data, then set CWR on the next packet). ns-2.35: false.
+    #[serde(default)]
+    pub ecn: bool,
     /// ns-2 `boot_time_`: where between clock ticks this host booted, in [0, tcp_tick).
     /// It shifts how RTT samples round to ticks. ns-2 draws it from its global RNG at
     /// `reset`; by default we draw it from this flow's own random stream. Golden tests

@@ -44,6 +44,8 @@ pub struct Rig {
     pub shared: Shared,
     pub senders: TcpSenders,
     seen: usize,
+    /// Every packet that reached node 1 (the rig's receiver), in arrival order.
+    pub arrived: Vec<Packet>,
 }
 
 /// `TcpConfig` from JSON (only the fields a test changes).
@@ -80,7 +82,7 @@ impl Rig {
                 senders.push(c, ControlBlock::new(&p, startup.clone(), 0.0));
             }
         }
-        Rig { sched: Scheduler::new(), net, shared, senders, seen: 0 }
+        Rig { sched: Scheduler::new(), net, shared, senders, seen: 0, arrived: Vec::new() }
     }
 
     /// One connection with its own block.
@@ -97,7 +99,13 @@ impl Rig {
         while let Some(ev) = self.sched.pop(t) {
             let (mut cx, senders) = self.cx();
             match ev {
-                Event::Arrive { pkt, .. } => cx.net.pool.free(pkt), // the rig is the receiver
+                Event::Arrive { pkt, .. } => {
+                    // The rig is the receiver.
+                    let p = *cx.net.pool.get(pkt);
+                    cx.net.pool.free(pkt);
+                    drop(cx);
+                    self.arrived.push(p);
+                }
                 Event::TxDone { link } => cx.net.tx_done(cx.sched, link),
                 Event::Timer { agent, timer, gen } => senders.timer(&mut cx, agent / 2, timer, gen),
                 Event::App { .. } => {}

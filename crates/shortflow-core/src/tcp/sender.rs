@@ -65,6 +65,7 @@ pub struct TcpParams {
     pub singledup: bool,
     pub increase_num: f64,
     pub decrease_num: f64,
+    pub ecn: bool,
 }
 
 impl TcpParams {
@@ -141,6 +142,7 @@ impl TcpParams {
             singledup: t.singledup != 0,
             increase_num: t.increase_num,
             decrease_num: t.decrease_num,
+            ecn: t.ecn,
         })
     }
 }
@@ -203,6 +205,12 @@ pub struct TcpConn {
     pub nrexmit: u64,
     pub nfastrexmit: u64,
     pub nackpack: u64,
+    /// Window reductions for ECN echoes (ns-2 `necnresponses_`).
+    pub necnresponses: u64,
+    /// ECN: a window reduction is to be signalled with CWR on the next packet
+    /// (ns-2 `cong_action_`); `ecn_backoff_`.
+    cong_action: bool,
+    ecn_backoff: bool,
 }
 
 impl TcpConn {
@@ -245,6 +253,9 @@ impl TcpConn {
             nrexmit: 0,
             nfastrexmit: 0,
             nackpack: 0,
+            necnresponses: 0,
+            cong_action: false,
+            ecn_backoff: false,
             p,
         }
     }
@@ -445,6 +456,12 @@ impl TcpConn {
         let force_set_rtx_timer = self.highest_ack == self.maxseq;
         let mut pkt = Packet::data(self.flow, self.dst_node, self.dst_agent, size, seqno, now);
         pkt.low_prio = low_prio;
+        if self.p.ecn {
+            // ns-2.35 output(): ECT on every data packet; CWR once after a reduction
+            // (SetCWRonRetransmit_ true: retransmissions carry it too).
+            pkt.ect = true;
+            pkt.cwr = std::mem::take(&mut self.cong_action);
+        }
         let id = cx.net.pool.alloc(pkt);
         self.ndatapack += 1;
         self.last_send = Some(now);
@@ -624,6 +641,9 @@ impl TcpConn {
             t.ackno.push(ackno);
         }
         self.nackpack += 1;
+        if ack.ecn_echo && self.p.ecn {
+            self.ecn(cb, cx, ackno);
+        }
         let mut sample = self.ack_sample(now, ackno, ack.ecn_echo);
         let burst = match self.p.variant {
             TcpVariant::Tahoe => self.recv_tahoe(cb, cx, &sample),
@@ -654,6 +674,30 @@ impl TcpConn {
             t.ssthresh.push(cb.tcb.ssthresh as f64);
             t.srtt_s.push(cb.rtt.srtt_s(&self.p.rtt));
         }
+    }
+
+    /// ns-2.35: tcp.cc `TcpAgent::ecn(seqno)`: an ECN echo reduces the window at most
+    /// once per window of data (or after a timeout), like a loss without the
+    /// retransmission; the reduction is then signalled with CWR.
+    fn ecn(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ackno: i64) {
+        if !(ackno > self.recover || cb.tcb.last_cwnd_action == CwndAction::Timeout) {
+            return;
+        }
+        self.recover = self.maxseq;
+        cb.tcb.last_cwnd_action = CwndAction::Ecn;
+        if cb.tcb.cwnd <= 1.0 {
+            if self.ecn_backoff {
+                cb.rtt.backoff(&self.p.rtt);
+            } else {
+                self.ecn_backoff = true;
+            }
+        } else {
+            self.ecn_backoff = false;
+        }
+        let ev = self.loss_event(LossKind::Ecn, cx.now(), true);
+        self.react_to_loss(cb, cx, &ev);
+        self.necnresponses += 1;
+        self.cong_action = true;
     }
 
     /// What this ack tells the policies, taken before ns-2's processing changes the

@@ -342,3 +342,54 @@ fn a_shared_block_serves_members_round_robin() {
     let conns: Vec<u32> = out.iter().map(|s| s.conn).collect();
     assert!(conns.contains(&1), "connection 1 served when the window opened: {conns:?}");
 }
+
+// ---- ECN ---------------------------------------------------------------------
+
+#[test]
+fn ecn_echo_halves_once_per_window_and_sets_cwr_once() {
+    let mut r = Rig::one(&newreno(r#", "window_init": 8, "ecn": true"#), ns2());
+    r.transfer(ms(0), 0, 40);
+    r.run_to(ms(1));
+    assert!(r.arrived.iter().all(|p| p.ect && !p.cwr), "data is ECN-capable");
+    r.ack(ms(100), 0, 0); // cwnd 9; sent up to 9
+    r.run_to(ms(101));
+    r.arrived.clear();
+    // As ns-2: an echo counts only for acks above `recover` (0 at first), so the
+    // echo on ack 1 halves cwnd 9 (before this ack's own increase) ...
+    r.ack_ecn(ms(101), 0, 1, true);
+    assert_eq!(r.ssthresh(0), 4);
+    assert!((r.cwnd(0) - (4.5 + 1.0 / 4.5)).abs() < 1e-12, "{}", r.cwnd(0));
+    // ... and the next echo in the same window of data does nothing.
+    r.ack_ecn(ms(102), 0, 2, true);
+    assert_eq!(r.conn(0).necnresponses, 1);
+    for k in 3..9 {
+        r.ack(ms(100 + k as u64), 0, k); // the window reopens for new data
+    }
+    r.run_to(ms(110));
+    assert!(r.arrived.len() >= 2, "{:?}", r.arrived.len());
+    let cwr: Vec<bool> = r.arrived.iter().map(|p| p.cwr).collect();
+    assert_eq!(cwr.iter().filter(|&&c| c).count(), 1, "CWR on exactly one packet: {cwr:?}");
+    assert!(cwr[0], "the first packet after the reduction carries it");
+}
+
+#[test]
+fn without_ecn_echoes_are_ignored_and_data_is_not_ect() {
+    let mut r = Rig::one(&newreno(r#", "window_init": 8"#), ns2());
+    r.transfer(ms(0), 0, 40);
+    r.ack_ecn(ms(100), 0, 0, true);
+    r.run_to(ms(101));
+    assert!(r.arrived.iter().all(|p| !p.ect && !p.cwr));
+    assert_eq!(r.cwnd(0), 9.0);
+    assert_eq!(r.conn(0).necnresponses, 0);
+}
+
+#[test]
+fn ecn_reduction_goes_through_the_startup_verdict() {
+    let s = Scripted::default();
+    let mut r = Rig::one(&newreno(r#", "window_init": 8, "ecn": true"#), AnyStartup::Scripted(s));
+    r.transfer(ms(0), 0, 40);
+    r.ack(ms(100), 0, 0);
+    r.ack_ecn(ms(101), 0, 1, true);
+    let AnyStartup::Scripted(s) = &r.block(0).startup else { unreachable!() };
+    assert_eq!(s.losses, vec![(LossKind::Ecn, 9.0, 20, false)]);
+}

@@ -38,8 +38,12 @@ pub struct ControlBlock {
     pub(crate) low_prio: Option<SeqRange>,
     /// A start-up plan is running: `on_send`/`on_ack` of the policy are called.
     pub(crate) plan_active: bool,
-    /// The connection whose sequence numbers the plan's pacer and range refer to.
+    /// The connection whose sequence numbers the plan's pacer and range refer to
+    /// (its agent id).
     pub(crate) plan_conn: u32,
+    /// A policy of this block reads per-segment detail: the members keep their
+    /// sent-segment logs (`wants_detail` of the CC and the start-up policy).
+    pub(crate) detail: bool,
     /// Connections sharing this block (empty: the block serves one connection).
     members: Vec<u32>,
     /// Shared blocks: packets in flight of all members, and of all members but the
@@ -74,10 +78,12 @@ impl ControlBlock {
         tcb.ssthresh = if p.initial_ssthresh > 0 { p.initial_ssthresh } else { p.wnd as i32 };
         let mut rtt = RttEstimator::new(&p.rtt, boot_time);
         rtt.init(&p.rtt);
+        let cc = AnyCc::default();
         ControlBlock {
+            detail: cc.wants_detail() || startup.wants_detail(),
             tcb,
             rtt,
-            cc: AnyCc::default(),
+            cc,
             startup,
             pacer: None,
             pace_timer: Timer::default(),

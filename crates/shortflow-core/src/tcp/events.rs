@@ -50,7 +50,10 @@ pub struct AckSample {
     pub newly_sacked: u32,
     /// RTT measured from the newest newly acked segment that was sent exactly once
     /// (Karn's rule), if there is one. Unlike ns-2's coarse estimator, which times one
-    /// segment per RTT, this is a sample per ack, as Linux takes.
+    /// segment per RTT, this is a sample per ack, as Linux takes. Filled (as are
+    /// `rate` and `LossEvent::lost_sent_at`/`lost_low_prio`) only for blocks whose CC
+    /// or start-up policy `wants_detail()`: the sent-segment log costs a write per
+    /// segment, which ns-2's own rules do not pay.
     pub rtt: Option<SimTime>,
     /// Packets in flight after this ack (sent and not cumulatively acked).
     pub in_flight: u32,
@@ -60,6 +63,7 @@ pub struct AckSample {
     pub ece: bool,
     /// This ack ends a round trip: it covers the segment that was next to send when
     /// the current round began (the round counter of Linux's HyStart and BBR).
+    /// Counted, like `rtt`, only for blocks that want detail.
     pub round_done: bool,
     /// Rounds completed so far on this connection (after this ack).
     pub round: u64,

@@ -147,6 +147,23 @@ impl TcpParams {
     }
 }
 
+/// An arriving ack as `recv` saw it before processing it.
+#[derive(Clone, Copy, Debug)]
+struct AckIn {
+    ackno: i64,
+    /// The cumulative ack before this one.
+    prev: i64,
+    ece: bool,
+}
+
+/// Per-segment detail of the latest new ack (see `TcpConn::take_detail`).
+#[derive(Clone, Copy, Debug, Default)]
+struct AckDetail {
+    rtt: Option<SimTime>,
+    rate: Option<crate::tcp::events::RateSample>,
+    round_done: bool,
+}
+
 struct PendingTransfer {
     rec: u32,
     end_seq: i64,
@@ -197,6 +214,7 @@ pub struct TcpConn {
     /// Round-trip counting: the round ends when `round_end` is acked.
     round_end: i64,
     round: u64,
+    detail: AckDetail,
     transfers: VecDeque<PendingTransfer>,
     // counters (ns-2 names)
     pub ndatapack: u64,
@@ -247,6 +265,7 @@ impl TcpConn {
             log: SentLog::default(),
             round_end: 0,
             round: 0,
+            detail: AckDetail::default(),
             transfers: VecDeque::new(),
             ndatapack: 0,
             nrexmitpack: 0,
@@ -364,7 +383,7 @@ impl TcpConn {
         if cb.is_shared() {
             return;
         }
-        let mut win = cb.tcb.window() - cb.others_flight;
+        let mut win = cb.tcb.window();
         let mut npackets = 0;
         while self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
             if !self.pacer_allows(cb, cx) {
@@ -375,7 +394,7 @@ impl TcpConn {
             self.pacer_sent(cb, cx, seq);
             npackets += 1;
             self.t_seqno += 1;
-            win = cb.tcb.window() - cb.others_flight;
+            win = cb.tcb.window();
             if maxburst > 0 && npackets == maxburst {
                 break;
             }
@@ -418,10 +437,7 @@ impl TcpConn {
 
     #[inline]
     fn pacer_sent(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, seq: i64) {
-        if cb.plan_conn != self.agent {
-            return;
-        }
-        if let Some(pacer) = cb.pacer.as_mut() {
+        if let Some(pacer) = cb.pacer.as_mut().filter(|_| cb.plan_conn == self.agent) {
             pacer.on_sent(cx.now(), seq);
             if pacer.done(seq + 1) {
                 cb.pacer = None;
@@ -448,11 +464,10 @@ impl TcpConn {
         }
         let retransmit = seqno <= self.maxseq;
         let meta = SendMeta { now, flow: self.flow, seq: seqno, retransmit, size, in_flight: self.flight().max(0) as u32 };
-        let mut low_prio = false;
-        if cb.plan_active && cb.plan_conn == self.agent {
-            low_prio = cb.low_prio.is_some_and(|r| r.contains(seqno)) | cb.startup.on_send(&meta).low_prio;
-        }
         cb.cc.on_send(&cb.tcb, &meta);
+        let low_prio = cb.plan_active
+            && cb.plan_conn == self.agent
+            && (cb.low_prio.is_some_and(|r| r.contains(seqno)) | cb.startup.on_send(&meta).low_prio);
         let force_set_rtx_timer = self.highest_ack == self.maxseq;
         let mut pkt = Packet::data(self.flow, self.dst_node, self.dst_agent, size, seqno, now);
         pkt.low_prio = low_prio;
@@ -465,7 +480,9 @@ impl TcpConn {
         let id = cx.net.pool.alloc(pkt);
         self.ndatapack += 1;
         self.last_send = Some(now);
-        self.log.on_send(seqno, now, retransmit, low_prio, seqno + 1 >= self.curseq);
+        if cb.detail {
+            self.log.on_send(seqno, now, retransmit, low_prio, seqno + 1 >= self.curseq);
+        }
         cx.net.send_via(cx.sched, self.node, self.first_link, id);
         if !retransmit {
             self.maxseq = seqno;
@@ -629,10 +646,13 @@ impl TcpConn {
     // ------------------------------------------------------------------
 
     /// An ack arrives (ns-2 `recv` of the agent's class).
+    #[inline]
     pub fn recv(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, pkt: PktId) {
-        let ack = *cx.net.pool.get(pkt);
+        let (ackno, ece) = {
+            let a = cx.net.pool.get(pkt);
+            (a.seqno, a.ecn_echo)
+        };
         cx.net.pool.free(pkt);
-        let ackno = ack.seqno;
         let now = cx.now();
         let now_ns = now.as_nanos();
         if let Some(t) = cx.shared.ack_trace.as_mut() {
@@ -641,20 +661,22 @@ impl TcpConn {
             t.ackno.push(ackno);
         }
         self.nackpack += 1;
-        if ack.ecn_echo && self.p.ecn {
+        if ece && self.p.ecn {
             self.ecn(cb, cx, ackno);
         }
-        let mut sample = self.ack_sample(now, ackno, ack.ecn_echo);
+        let ack = AckIn { ackno, prev: self.highest_ack, ece };
+        if cb.detail && ackno > ack.prev {
+            self.take_detail(ackno, now);
+        }
         let burst = match self.p.variant {
-            TcpVariant::Tahoe => self.recv_tahoe(cb, cx, &sample),
-            TcpVariant::Reno => self.recv_reno(cb, cx, &sample),
-            TcpVariant::Newreno => self.recv_newreno(cb, cx, &sample),
+            TcpVariant::Tahoe => self.recv_tahoe(cb, cx, ack),
+            TcpVariant::Reno => self.recv_reno(cb, cx, ack),
+            TcpVariant::Newreno => self.recv_newreno(cb, cx, ack),
         };
         // The start-up policy sees the ack before the window it opened is used, so
         // that leaving its phase applies to what this ack releases.
         if cb.plan_active {
-            sample.in_flight = self.flight().max(0) as u32;
-            sample.dupacks = self.dupacks.max(0) as u32;
+            let sample = self.ack_sample(now, ack, cb.detail);
             let phase = {
                 let (startup, mut sc) = self.start_ctx(cb, cx, 0);
                 startup.on_ack(&mut sc, &sample)
@@ -700,40 +722,48 @@ impl TcpConn {
         self.cong_action = true;
     }
 
-    /// What this ack tells the policies, taken before ns-2's processing changes the
-    /// sequence state (`in_flight` and `dupacks` are refreshed after it).
-    #[inline]
-    fn ack_sample(&mut self, now: SimTime, ackno: i64, ece: bool) -> AckSample {
-        let newly = (ackno - self.highest_ack).max(0);
-        let (rtt, rate) = if newly > 0 { self.log.on_cumulative_ack(ackno, now) } else { (None, None) };
-        // Payload bytes: the SYN (segment 0 with `syn`) carries none.
-        let syn_acked = self.p.syn && self.highest_ack < 0 && ackno >= 0;
-        let newly_acked_bytes = (newly as u64).saturating_sub(syn_acked as u64) * self.p.size as u64;
-        let round_done = newly > 0 && ackno >= self.round_end;
+    /// Per-segment detail of an ack (blocks that want it): the sent log's RTT and
+    /// delivery-rate sample of the newest newly acked segment, and round counting.
+    fn take_detail(&mut self, ackno: i64, now: SimTime) {
+        let (rtt, rate) = self.log.on_cumulative_ack(ackno, now);
+        let round_done = ackno >= self.round_end;
         if round_done {
             self.round += 1;
             self.round_end = self.t_seqno;
         }
+        self.detail = AckDetail { rtt, rate, round_done };
+    }
+
+    /// What an ack tells the policies, from the state after ns-2's processing of it
+    /// (`ack.prev` is the cumulative ack before it). `rtt`, `rate` and `round_done`
+    /// come from the sent log, kept only for blocks that want `detail`. Built where a
+    /// policy is called, so that a policy that ignores it costs nothing.
+    #[inline(always)]
+    fn ack_sample(&self, now: SimTime, ack: AckIn, detail: bool) -> AckSample {
+        let newly = (ack.ackno - ack.prev).max(0);
+        let d = if detail && newly > 0 { self.detail } else { AckDetail::default() };
+        // Payload bytes: the SYN (segment 0 with `syn`) carries none.
+        let syn_acked = self.p.syn && ack.prev < 0 && ack.ackno >= 0;
         AckSample {
             now,
             flow: self.flow,
-            ackno,
+            ackno: ack.ackno,
             newly_acked: newly as u32,
-            newly_acked_bytes,
+            newly_acked_bytes: (newly as u64).saturating_sub(syn_acked as u64) * self.p.size as u64,
             newly_sacked: 0,
-            rtt,
-            in_flight: (self.t_seqno - 1 - ackno.max(self.highest_ack)).max(0) as u32,
-            dupacks: if ackno == self.last_ack { self.dupacks.max(0) as u32 + 1 } else { 0 },
-            ece,
-            round_done,
+            rtt: d.rtt,
+            in_flight: self.flight().max(0) as u32,
+            dupacks: self.dupacks.max(0) as u32,
+            ece: ack.ece,
+            round_done: d.round_done,
             round: self.round,
-            rate,
+            rate: d.rate,
         }
     }
 
     /// ns-2.35: tcp.cc `TcpAgent::recv`. Returns the `maxburst` of the `send_much`
     /// that ends ns-2's `recv`, if it calls one (the caller makes the call).
-    fn recv_tahoe(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: &AckSample) -> Option<i32> {
+    fn recv_tahoe(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: AckIn) -> Option<i32> {
         let ackno = ack.ackno;
         if ackno > self.last_ack {
             self.recv_newack_helper(cb, cx, ack);
@@ -753,7 +783,7 @@ impl TcpConn {
     }
 
     /// ns-2.35: tcp-reno.cc `RenoTcpAgent::recv` (returns as `recv_tahoe`).
-    fn recv_reno(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: &AckSample) -> Option<i32> {
+    fn recv_reno(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: AckIn) -> Option<i32> {
         let ackno = ack.ackno;
         if ackno > self.last_ack {
             if cb.tcb.last_cwnd_action == CwndAction::Dupack {
@@ -782,7 +812,7 @@ impl TcpConn {
     }
 
     /// ns-2.35: tcp-newreno.cc `NewRenoTcpAgent::recv` (returns as `recv_tahoe`).
-    fn recv_newreno(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: &AckSample) -> Option<i32> {
+    fn recv_newreno(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: AckIn) -> Option<i32> {
         let ackno = ack.ackno;
         if ackno > self.last_ack {
             if ackno >= self.recover || cb.tcb.last_cwnd_action != CwndAction::Dupack {
@@ -895,9 +925,10 @@ impl TcpConn {
     }
 
     /// ns-2.35: tcp.cc `recv_newack_helper` (+ `newack`), without ECN/Quick-Start.
-    fn recv_newack_helper(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: &AckSample) {
+    fn recv_newack_helper(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: AckIn) {
         self.newack(cb, cx, ack.ackno);
-        cb.cc.on_ack(&mut cb.tcb, ack);
+        let sample = self.ack_sample(cx.now(), ack, cb.detail);
+        cb.cc.on_ack(&mut cb.tcb, &sample);
         if self.highest_ack >= self.curseq - 1 && !self.closed {
             self.closed = true;
         }

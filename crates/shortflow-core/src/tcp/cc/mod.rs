@@ -120,6 +120,12 @@ pub trait CongestionControl {
     }
     /// Rule-specific state for traces: (name, value) pairs.
     fn metrics(&self, _out: &mut Vec<(&'static str, f64)>) {}
+    /// Does the rule read per-segment detail (`AckSample::rtt`, `AckSample::rate`,
+    /// `LossEvent::lost_sent_at`)? Only then does the sender keep its sent-segment
+    /// log, so ns-2's rules pay nothing for it.
+    fn wants_detail(&self) -> bool {
+        false
+    }
 }
 
 /// The congestion-control rule of a connection (enum dispatch on the hot path).
@@ -168,6 +174,11 @@ impl AnyCc {
     pub fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
         match self {
             AnyCc::Ns2(c) => c.metrics(out),
+        }
+    }
+    pub fn wants_detail(&self) -> bool {
+        match self {
+            AnyCc::Ns2(c) => c.wants_detail(),
         }
     }
 }

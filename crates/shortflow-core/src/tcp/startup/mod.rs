@@ -135,6 +135,11 @@ pub trait StartupPolicy {
     fn replaces_idle_restart(&self) -> bool {
         true
     }
+    /// Does the policy read per-segment detail (`AckSample::rtt`/`rate`,
+    /// `LossEvent::lost_sent_at`/`lost_low_prio`)? See `CongestionControl::wants_detail`.
+    fn wants_detail(&self) -> bool {
+        false
+    }
 }
 
 /// The start-up policy of one connection (enum dispatch on the hot path).
@@ -213,5 +218,8 @@ impl AnyStartup {
     #[inline]
     pub fn replaces_idle_restart(&self) -> bool {
         dispatch!(self, p => p.replaces_idle_restart())
+    }
+    pub fn wants_detail(&self) -> bool {
+        dispatch!(self, p => p.wants_detail())
     }
 }

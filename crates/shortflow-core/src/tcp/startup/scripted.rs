@@ -54,4 +54,7 @@ impl StartupPolicy for Scripted {
     fn on_transfer_done(&mut self, _cx: &mut StartCtx) {
         self.transfers_done += 1;
     }
+    fn wants_detail(&self) -> bool {
+        true
+    }
 }

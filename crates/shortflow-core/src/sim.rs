@@ -10,7 +10,6 @@ use crate::config::*;
 use crate::engine::{Event, Scheduler};
 use crate::error::ConfigError;
 use crate::net::link::Link;
-use crate::net::queue::{AnyQueue, DropPriority, DropTail, Red};
 use crate::net::routing::Routes;
 use crate::net::{Arrival, Network};
 use crate::results::*;
@@ -301,23 +300,7 @@ impl Simulation {
                     ));
                 }
                 let qf = if k == 0 { format!("{f}.queue") } else { format!("{f}.reverse_queue") };
-                let queue = match q {
-                    QueueConfig::DropTail { limit_pkts } => {
-                        if *limit_pkts < 1 {
-                            return Err(err(format!("{qf}.limit_pkts"), limit_pkts, "must be at least 1"));
-                        }
-                        AnyQueue::DropTail(DropTail::new(*limit_pkts))
-                    }
-                    QueueConfig::DropPriority { limit_pkts } => {
-                        if *limit_pkts < 1 {
-                            return Err(err(format!("{qf}.limit_pkts"), limit_pkts, "must be at least 1"));
-                        }
-                        AnyQueue::DropPriority(DropPriority::new(*limit_pkts))
-                    }
-                    QueueConfig::Red(rc) => {
-                        AnyQueue::Red(Box::new(Red::new(rc, rate, delay).map_err(|m| err(qf.clone(), "red", m))?))
-                    }
-                };
+                let queue = crate::net::queue::build(&qf, q, rate, delay)?;
                 links.push(Link::new(a, b, rate.round() as u64, SimTime::from_secs_f64(delay), queue));
                 link_pairs.push((a, b));
             }

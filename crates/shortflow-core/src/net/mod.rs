@@ -11,7 +11,7 @@ pub mod routing;
 use crate::engine::{Event, PktId, Scheduler};
 use crate::net::link::Link;
 use crate::net::packet::PacketPool;
-use crate::net::queue::{Enqueued, QueueCtx};
+use crate::net::queue::{Dropped, QueueCtx};
 use crate::net::routing::Routes;
 use crate::results::PacketTrace;
 use crate::rng::Rng;
@@ -40,12 +40,23 @@ pub struct Network {
     pub trace: Option<PacketTrace>,
     /// Data packets delivered to their destination (for benchmarks).
     pub delivered_data: u64,
+    /// Packets the queue removed during the current arrival (reused, see `link_recv`).
+    drops: Vec<Dropped>,
 }
 
 impl Network {
     /// A network over `links` between nodes named `node_names`, with static `routes`.
     pub fn new(links: Vec<Link>, node_names: Vec<String>, routes: Routes, queue_rng: Rng, trace: Option<PacketTrace>) -> Network {
-        Network { pool: PacketPool::new(), links, node_names, routes, queue_rng, trace, delivered_data: 0 }
+        Network {
+            pool: PacketPool::new(),
+            links,
+            node_names,
+            routes,
+            queue_rng,
+            trace,
+            delivered_data: 0,
+            drops: Vec::with_capacity(16),
+        }
     }
 
     /// Inject a packet at node `at` (an agent sending, or a node forwarding).
@@ -88,20 +99,7 @@ impl Network {
             self.start_tx(sched, l, pkt);
             return;
         }
-        let res = {
-            let mut cx = QueueCtx { now, pool: &mut self.pool, rng: &mut self.queue_rng, link_busy: busy };
-            link.queue.enqueue(pkt, &mut cx)
-        };
-        if traced {
-            self.trace_pkt(now, b'+', l, pkt);
-        }
-        if let Enqueued::Dropped(victim) = res {
-            self.links[l as usize].drops += 1;
-            if traced {
-                self.trace_pkt(now, b'd', l, victim);
-            }
-            self.pool.free(victim);
-        }
+        self.enqueue(now, l, pkt, busy);
         let link = &mut self.links[l as usize];
         if !busy && !link.txdone_pending {
             // Idle transmitter: start at once (ns-2: !blocked_ -> deque -> DelayLink).
@@ -112,6 +110,44 @@ impl Network {
             link.txdone_pending = true;
             sched.at_seq(link.busy_until, link.resume_seq, Event::TxDone { link: l });
         }
+    }
+
+    /// Offer `pkt` to the queue of link `l` (ns-2 `Queue::recv` up to `enque`), and
+    /// handle what the queue removed. Out of line, keeping the idle-link path of
+    /// `link_recv` small (measured: fewer instructions per packet on bench a).
+    #[inline(never)]
+    fn enqueue(&mut self, now: SimTime, l: u32, pkt: PktId, busy: bool) {
+        let link = &mut self.links[l as usize];
+        let mut cx = QueueCtx { now, pool: &mut self.pool, rng: &mut self.queue_rng, link_busy: busy, drops: &mut self.drops };
+        link.queue.enqueue(pkt, &mut cx);
+        if link.traced {
+            self.trace_pkt(now, b'+', l, pkt);
+        }
+        if !self.drops.is_empty() {
+            self.queue_drops(now, l);
+        }
+    }
+
+    /// Free, count and trace the packets the queue of link `l` removed (`self.drops`),
+    /// in the order it reported them. Out of line: most arrivals drop nothing.
+    #[inline(never)]
+    fn queue_drops(&mut self, now: SimTime, l: u32) {
+        let mut drops = std::mem::take(&mut self.drops);
+        let traced = self.links[l as usize].traced;
+        for d in &drops {
+            if d.filtered {
+                // ns-2 frees filtered acks silently (no trace line, no drop).
+                self.links[l as usize].filtered += 1;
+            } else {
+                self.links[l as usize].drops += 1;
+                if traced {
+                    self.trace_pkt(now, b'd', l, d.pkt);
+                }
+            }
+            self.pool.free(d.pkt);
+        }
+        drops.clear();
+        self.drops = drops;
     }
 
     /// Put packet `p` on the wire of link `l` now.

@@ -33,6 +33,9 @@ pub struct SimConfig {
     /// Performance gateways (TCP/SPAND shared state), referenced by start-up policies.
     #[serde(default)]
     pub gateways: Vec<GatewayConfig>,
+    /// Node elements (`net::element`): at most one per node.
+    #[serde(default)]
+    pub elements: Vec<ElementConfig>,
     #[serde(default)]
     pub trace: TraceConfig,
     /// IPv4 address of nodes ("10.2.0.5"); nodes not listed get 10.a.b.c from their
@@ -42,6 +45,38 @@ pub struct SimConfig {
 }
 fn d_seed() -> u64 {
     1
+}
+
+/// An element at a node (`net::element`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ElementConfig {
+    /// Let the selected packets leave `node` at most one per `interval_s`, in order.
+    Pacer {
+        node: String,
+        interval_s: f64,
+        #[serde(default)]
+        packets: PacketSelect,
+    },
+}
+
+impl ElementConfig {
+    /// Name of the node the element sits at.
+    pub fn node(&self) -> &str {
+        match self {
+            ElementConfig::Pacer { node, .. } => node,
+        }
+    }
+}
+
+/// Which packets an element acts on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PacketSelect {
+    #[default]
+    All,
+    Acks,
+    Data,
 }
 
 /// A link between two nodes. `duplex` creates the reverse link with the same settings,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::config::*;
-use crate::engine::{Event, Scheduler};
+use crate::engine::{Event, PktId, Scheduler};
 use crate::error::ConfigError;
 use crate::net::link::Link;
 use crate::net::routing::Routes;
@@ -45,6 +45,16 @@ struct FlowAgents {
 struct UdpSinkStat {
     pkts: u64,
     bytes: u64,
+}
+
+impl UdpSinkStat {
+    #[inline]
+    fn recv(&mut self, cx: &mut Ctx, pkt: PktId) {
+        let size = cx.net.pool.get(pkt).size;
+        cx.net.pool.free(pkt);
+        self.pkts += 1;
+        self.bytes += size as u64;
+    }
 }
 
 /// A built, runnable simulation.
@@ -309,6 +319,13 @@ impl Simulation {
         let traced_links: Vec<String> = cfg.trace.links.clone();
         let net_trace = if cfg.trace.packets { Some(PacketTrace::default()) } else { None };
         let mut net = Network::new(links, cfg.nodes.clone(), routes, Rng::for_source(cfg.seed, "queues"), net_trace);
+        // ---- node elements
+        for (i, e) in cfg.elements.iter().enumerate() {
+            let f = format!("elements[{i}]");
+            let n = node(format!("{f}.node"), e.node())?;
+            let el = crate::net::element::build(&f, e, n)?;
+            net.add_element(&f, el)?;
+        }
         if cfg.trace.packets {
             let names: Vec<String> = (0..net.links.len()).map(|l| net.link_name(l)).collect();
             for t in &traced_links {
@@ -642,13 +659,7 @@ impl Simulation {
                     match agents[agent as usize] {
                         AgentRef::Sender(i) => senders[i as usize].recv(&mut cx, pkt),
                         AgentRef::Sink(i) => sinks[i as usize].recv(&mut cx, pkt),
-                        AgentRef::UdpSink(i) => {
-                            let size = cx.net.pool.get(pkt).size;
-                            cx.net.pool.free(pkt);
-                            let u = &mut udp_sinks[i as usize];
-                            u.pkts += 1;
-                            u.bytes += size as u64;
-                        }
+                        AgentRef::UdpSink(i) => udp_sinks[i as usize].recv(&mut cx, pkt),
                     }
                 }
             }
@@ -659,7 +670,36 @@ impl Simulation {
                 AgentRef::UdpSink(_) => {}
             },
             Event::App { app, token } => Self::app_event(&mut cx, senders, apps, app, token),
+            Event::Element { elem, token } => Self::element_event(&mut cx, senders, sinks, udp_sinks, agents, elem, token),
         }
+    }
+
+    /// A node element's timer: the packets it releases reach their node, which
+    /// delivers them (as the `Arrive` branch of `dispatch` does) or forwards them.
+    /// Out of line: inlined, it made the dispatch loop call the agents' `recv` out of
+    /// line (+3.5% instructions on bench a).
+    #[cold]
+    #[inline(never)]
+    fn element_event(
+        cx: &mut Ctx,
+        senders: &mut [TcpSender],
+        sinks: &mut [TcpSink],
+        udp_sinks: &mut [UdpSinkStat],
+        agents: &[AgentRef],
+        elem: u32,
+        token: u32,
+    ) {
+        let (node, released) = cx.net.element_timer(cx.sched, elem, token);
+        for &pkt in &released {
+            if let Arrival::Deliver { agent, pkt } = cx.net.release(cx.sched, node, pkt) {
+                match agents[agent as usize] {
+                    AgentRef::Sender(i) => senders[i as usize].recv(cx, pkt),
+                    AgentRef::Sink(i) => sinks[i as usize].recv(cx, pkt),
+                    AgentRef::UdpSink(i) => udp_sinks[i as usize].recv(cx, pkt),
+                }
+            }
+        }
+        cx.net.recycle_released(released);
     }
 
     fn app_event(cx: &mut Ctx, senders: &mut [TcpSender], apps: &mut [App], app: u32, token: u32) {

@@ -41,6 +41,8 @@ pub struct Link {
     /// idle link with an empty queue is accepted and dequeued at once: `link_recv` may
     /// hand it straight to the transmitter (see [`Link::new`]).
     pub(crate) passthrough: bool,
+    /// The element at the far node (`net::element`), or `NO_ELEM`.
+    pub(crate) dst_elem: u32,
     /// The rate the memo was computed for (`rate_bps` is public: if it is changed, the
     /// memo is dropped).
     txt_memo_rate: u64,
@@ -73,6 +75,7 @@ impl Link {
             traced: false,
             txt_memo: Self::empty_memo(rate_bps),
             passthrough,
+            dst_elem: crate::net::element::NO_ELEM,
             txt_memo_rate: rate_bps,
         }
     }

@@ -63,7 +63,7 @@ impl LinkRig {
                         self.out.push((self.sched.now().as_nanos() / 1000, label(&p)));
                         self.net.pool.free(pkt);
                     }
-                    Arrival::Forwarded => panic!("node 1 is the destination"),
+                    Arrival::Forwarded | Arrival::Consumed => panic!("node 1 is the destination, without elements"),
                 },
                 Event::TxDone { link } => self.net.tx_done(&mut self.sched, link),
                 other => panic!("unexpected event {other:?}"),

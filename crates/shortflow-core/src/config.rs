@@ -33,6 +33,9 @@ pub struct SimConfig {
     /// Performance gateways (TCP/SPAND shared state), referenced by start-up policies.
     #[serde(default)]
     pub gateways: Vec<GatewayConfig>,
+    /// Node elements (`net::element`): at most one per node.
+    #[serde(default)]
+    pub elements: Vec<ElementConfig>,
     #[serde(default)]
     pub trace: TraceConfig,
     /// IPv4 address of nodes ("10.2.0.5"); nodes not listed get 10.a.b.c from their
@@ -67,6 +70,38 @@ impl Default for PathsConfig {
     }
 }
 
+/// An element at a node (`net::element`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ElementConfig {
+    /// Let the selected packets leave `node` at most one per `interval_s`, in order.
+    Pacer {
+        node: String,
+        interval_s: f64,
+        #[serde(default)]
+        packets: PacketSelect,
+    },
+}
+
+impl ElementConfig {
+    /// Name of the node the element sits at.
+    pub fn node(&self) -> &str {
+        match self {
+            ElementConfig::Pacer { node, .. } => node,
+        }
+    }
+}
+
+/// Which packets an element acts on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PacketSelect {
+    #[default]
+    All,
+    Acks,
+    Data,
+}
+
 /// A link between two nodes. `duplex` creates the reverse link with the same settings,
 /// as ns-2's `duplex-link`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -95,21 +130,82 @@ pub enum QueueConfig {
     DropTail {
         #[serde(default = "d_qlim")]
         limit_pkts: u32,
+        /// Which packet an overflow drops (ns-2: the arrival; `front` = `drop_front_`).
+        #[serde(default)]
+        victim: VictimRule,
+        /// Optional stages: ack filter, acks-first scheduling.
+        #[serde(default)]
+        stages: Vec<StageConfig>,
     },
     /// ns-2 `Queue/RED` with the ns-2.35 defaults (byte mode, gentle, wait, automatic
     /// thresholds and q_weight when left at 0 / -1).
     Red(RedConfig),
-    /// Drop-tail FIFO that, when full, drops the low-priority packet nearest the tail
-    /// (possibly the arrival) before any normal packet (thesis §8, ns-2 PacketQueue/Semantic
-    /// `priority_drop_`). Needed for TCP Fast Start.
+    /// Alias of `drop_tail` with `victim = "low_priority_first"`: when full, drop the
+    /// low-priority packet nearest the tail (possibly the arrival) before any normal
+    /// packet (thesis §8, ns-2 PacketQueue/Semantic `priority_drop_`). For TCP Fast Start.
     DropPriority {
         #[serde(default = "d_qlim")]
         limit_pkts: u32,
+        #[serde(default)]
+        stages: Vec<StageConfig>,
     },
+}
+
+/// Which packet a full queue drops (`net::queue::victim`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VictimRule {
+    /// The arrival.
+    #[default]
+    Tail,
+    /// The head (DropTail, ns-2 `drop_front_`) / the second waiting packet (RED, ns-2.35).
+    Front,
+    /// A uniformly random packet, arrival included (one draw of the queue stream).
+    Random,
+    /// The low-priority packet nearest the tail, else the arrival (thesis §8.4).
+    LowPriorityFirst,
+}
+
+impl VictimRule {
+    /// The JSON name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VictimRule::Tail => "tail",
+            VictimRule::Front => "front",
+            VictimRule::Random => "random",
+            VictimRule::LowPriorityFirst => "low_priority_first",
+        }
+    }
+}
+
+/// An optional queue stage (`net::queue::stages`); each kind at most once per queue.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum StageConfig {
+    /// Ack filtering (thesis ch. 9 AF): an arriving ack removes the queued acks of its
+    /// connection with a smaller ack number.
+    AckFilter {
+        /// ns-2 `replace_head_`: equal ack numbers go too, and the new ack takes the
+        /// place of the oldest one removed.
+        #[serde(default)]
+        replace_head: bool,
+    },
+    /// Acks-first scheduling: the oldest queued ack is sent before any data packet.
+    AcksFirst,
+}
+
+impl StageConfig {
+    /// The JSON `kind`.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            StageConfig::AckFilter { .. } => "ack_filter",
+            StageConfig::AcksFirst => "acks_first",
+        }
+    }
 }
 impl Default for QueueConfig {
     fn default() -> Self {
-        QueueConfig::DropTail { limit_pkts: d_qlim() }
+        QueueConfig::DropTail { limit_pkts: d_qlim(), victim: VictimRule::Tail, stages: Vec::new() }
     }
 }
 /// ns-2 `Queue set limit_ 50`.
@@ -198,6 +294,14 @@ pub struct RedConfig {
     /// forced drop.
     #[serde(default)]
     pub ns1_compat: bool,
+    /// Victim rule of forced drops, instead of `drop_front` / `drop_rand` (giving both
+    /// is an error); unset = from those flags, else the tail. Early drops always take
+    /// the arrival.
+    #[serde(default)]
+    pub victim: Option<VictimRule>,
+    /// Optional stages, as for `drop_tail`.
+    #[serde(default)]
+    pub stages: Vec<StageConfig>,
 }
 fn d_qweight() -> f64 {
     -1.0

@@ -7,10 +7,9 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::config::*;
-use crate::engine::{Event, Scheduler};
+use crate::engine::{Event, PktId, Scheduler};
 use crate::error::{positive, positive_time_s, suggest, time_s, ConfigError};
 use crate::net::link::Link;
-use crate::net::queue::{AnyQueue, DropPriority, DropTail, Red};
 use crate::net::routing::Routes;
 use crate::net::{Arrival, Network};
 use crate::results::*;
@@ -48,6 +47,16 @@ struct FlowAgents {
 struct UdpSinkStat {
     pkts: u64,
     bytes: u64,
+}
+
+impl UdpSinkStat {
+    #[inline]
+    fn recv(&mut self, cx: &mut Ctx, pkt: PktId) {
+        let size = cx.net.pool.get(pkt).size;
+        cx.net.pool.free(pkt);
+        self.pkts += 1;
+        self.bytes += size as u64;
+    }
 }
 
 /// A built, runnable simulation.
@@ -190,23 +199,7 @@ impl Simulation {
                     ));
                 }
                 let qf = if k == 0 { format!("{f}.queue") } else { format!("{f}.reverse_queue") };
-                let queue = match q {
-                    QueueConfig::DropTail { limit_pkts } => {
-                        if *limit_pkts < 1 {
-                            return Err(err(format!("{qf}.limit_pkts"), limit_pkts, "must be at least 1"));
-                        }
-                        AnyQueue::DropTail(DropTail::new(*limit_pkts))
-                    }
-                    QueueConfig::DropPriority { limit_pkts } => {
-                        if *limit_pkts < 1 {
-                            return Err(err(format!("{qf}.limit_pkts"), limit_pkts, "must be at least 1"));
-                        }
-                        AnyQueue::DropPriority(DropPriority::new(*limit_pkts))
-                    }
-                    QueueConfig::Red(rc) => {
-                        AnyQueue::Red(Box::new(Red::new(rc, rate, delay).map_err(|m| err(qf.clone(), "red", m))?))
-                    }
-                };
+                let queue = crate::net::queue::build(&qf, q, rate, delay)?;
                 links.push(Link::new(a, b, rate.round() as u64, delay_t, queue));
                 link_pairs.push((a, b));
             }
@@ -215,6 +208,13 @@ impl Simulation {
         let traced_links: Vec<String> = cfg.trace.links.clone();
         let net_trace = if cfg.trace.packets { Some(PacketTrace::default()) } else { None };
         let mut net = Network::new(links, cfg.nodes.clone(), routes, Rng::for_source(cfg.seed, "queues"), net_trace);
+        // ---- node elements
+        for (i, e) in cfg.elements.iter().enumerate() {
+            let f = format!("elements[{i}]");
+            let n = node(format!("{f}.node"), e.node())?;
+            let el = crate::net::element::build(&f, e, n)?;
+            net.add_element(&f, el)?;
+        }
         if cfg.trace.packets {
             let names: Vec<String> = (0..net.links.len()).map(|l| net.link_name(l)).collect();
             for t in &traced_links {
@@ -380,13 +380,7 @@ impl Simulation {
                     match agents[agent as usize] {
                         AgentRef::Sender(i) => senders.recv(&mut cx, i, pkt),
                         AgentRef::Sink(i) => sinks[i as usize].recv(&mut cx, pkt),
-                        AgentRef::UdpSink(i) => {
-                            let size = cx.net.pool.get(pkt).size;
-                            cx.net.pool.free(pkt);
-                            let u = &mut udp_sinks[i as usize];
-                            u.pkts += 1;
-                            u.bytes += size as u64;
-                        }
+                        AgentRef::UdpSink(i) => udp_sinks[i as usize].recv(&mut cx, pkt),
                     }
                 }
             }
@@ -397,7 +391,36 @@ impl Simulation {
                 AgentRef::UdpSink(_) => {}
             },
             Event::App { app, token } => apps.event(&mut cx, senders, app, token),
+            Event::Element { elem, token } => Self::element_event(&mut cx, senders, sinks, udp_sinks, agents, elem, token),
         }
+    }
+
+    /// A node element's timer: the packets it releases reach their node, which
+    /// delivers them (as the `Arrive` branch of `dispatch` does) or forwards them.
+    /// Out of line: inlined, it made the dispatch loop call the agents' `recv` out of
+    /// line (+3.5% instructions on bench a).
+    #[cold]
+    #[inline(never)]
+    fn element_event(
+        cx: &mut Ctx,
+        senders: &mut TcpSenders,
+        sinks: &mut [TcpSink],
+        udp_sinks: &mut [UdpSinkStat],
+        agents: &[AgentRef],
+        elem: u32,
+        token: u32,
+    ) {
+        let (node, released) = cx.net.element_timer(cx.sched, elem, token);
+        for &pkt in &released {
+            if let Arrival::Deliver { agent, pkt } = cx.net.release(cx.sched, node, pkt) {
+                match agents[agent as usize] {
+                    AgentRef::Sender(i) => senders.recv(cx, i, pkt),
+                    AgentRef::Sink(i) => sinks[i as usize].recv(cx, pkt),
+                    AgentRef::UdpSink(i) => udp_sinks[i as usize].recv(cx, pkt),
+                }
+            }
+        }
+        cx.net.recycle_released(released);
     }
 
     fn handle_notices(&mut self) {

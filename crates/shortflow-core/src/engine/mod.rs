@@ -70,6 +70,9 @@ pub enum Event {
     Timer { agent: u32, timer: u8, gen: u32 },
     /// An application or traffic-source callback with a source-defined token.
     App { app: u32, token: u32 },
+    /// A timer of a node element (`net::element`; `elem` indexes `Network::elements`)
+    /// with an element-defined token.
+    Element { elem: u32, token: u32 },
 }
 
 // Entry kinds (low 4 bits of `Entry::sk`).
@@ -79,6 +82,7 @@ const K_TIMER: u64 = 2; // a = timer slot
 const K_APP: u64 = 3; // a = app, b = token
 const K_LANE: u64 = 4; // a = link, b = pkt of the lane's head, lane in bits 4..12 of `sk`
 const K_RAWTIMER: u64 = 5; // a = agent, b = gen, timer id in bits 4..12 of `sk`
+const K_ELEM: u64 = 6; // a = element, b = token
 /// Low bits of `sk` below the sequence number: kind (4 bits), then a raw timer's id
 /// (8 bits). Sequence numbers must stay below 2^52 (~4.5e15 events).
 const KIND_BITS: u32 = 12;
@@ -373,6 +377,7 @@ impl Scheduler {
                     K_ARRIVE => Event::Arrive { link: top.a, pkt: top.b },
                     K_TXDONE => Event::TxDone { link: top.a },
                     K_RAWTIMER => Event::Timer { agent: top.a, timer: (top.sk >> 4) as u8, gen: top.b },
+                    K_ELEM => Event::Element { elem: top.a, token: top.b },
                     _ => {
                         debug_assert_eq!(top.sk & KIND_MASK, K_APP);
                         Event::App { app: top.a, token: top.b }
@@ -412,6 +417,7 @@ impl Scheduler {
             Event::Arrive { link, pkt } => self.insert_arrival(time, seq, link, pkt),
             Event::TxDone { link } => self.heap.push(Entry { time, sk: sk | K_TXDONE, a: link, b: 0 }),
             Event::App { app, token } => self.heap.push(Entry { time, sk: sk | K_APP, a: app, b: token }),
+            Event::Element { elem, token } => self.heap.push(Entry { time, sk: sk | K_ELEM, a: elem, b: token }),
             // A timer event scheduled directly (not through `Timer`): a plain entry.
             Event::Timer { agent, timer, gen } => {
                 self.heap.push(Entry { time, sk: sk | (timer as u64) << 4 | K_RAWTIMER, a: agent, b: gen })

@@ -139,6 +139,7 @@ enum RefEv {
     TxDone(u32),
     Timer(u32, u8, u32),
     App(u32, u32),
+    Element(u32, u32),
 }
 
 impl RefEv {
@@ -148,6 +149,7 @@ impl RefEv {
             Event::TxDone { link } => RefEv::TxDone(link),
             Event::Timer { agent, timer, gen } => RefEv::Timer(agent, timer, gen),
             Event::App { app, token } => RefEv::App(app, token),
+            Event::Element { elem, token } => RefEv::Element(elem, token),
         }
     }
 }
@@ -373,4 +375,26 @@ fn random_workloads_match_reference_heap() {
 fn long_random_workload_matches_reference_heap() {
     compare_random(12345, 1_000_000, 16, 24, 3);
     compare_random(777, 1_000_000, 3, 2, 8);
+}
+
+#[test]
+fn element_events_keep_fifo_order_with_other_events() {
+    let mut s = Scheduler::new();
+    s.at(SimTime(10), Event::Element { elem: 3, token: 7 });
+    s.at(SimTime(10), Event::App { app: 1, token: 0 });
+    s.at(SimTime(10), Event::Element { elem: 4, token: 8 });
+    s.at(SimTime(5), Event::Element { elem: 9, token: 1 });
+    let mut got = Vec::new();
+    while let Some(ev) = s.pop(SimTime::MAX) {
+        got.push((s.now().0, ev));
+    }
+    assert_eq!(
+        got,
+        vec![
+            (5, Event::Element { elem: 9, token: 1 }),
+            (10, Event::Element { elem: 3, token: 7 }),
+            (10, Event::App { app: 1, token: 0 }),
+            (10, Event::Element { elem: 4, token: 8 }),
+        ]
+    );
 }

@@ -12,8 +12,7 @@
 //! (`resume_seq`) and use it if the event turns out to be needed, so ties with other
 //! events resolve exactly as in ns-2.
 
-use crate::engine::PktId;
-use crate::net::queue::{AnyQueue, Enqueued};
+use crate::net::queue::AnyQueue;
 use crate::time::{tx_time, SimTime};
 
 pub struct Link {
@@ -31,6 +30,8 @@ pub struct Link {
     pub arrivals: u64,
     pub departures: u64,
     pub drops: u64,
+    /// Acks removed by the queue's ack filter (not drops: they were redundant).
+    pub filtered: u64,
     pub bytes_departed: u64,
     /// Record per-packet events of this link.
     pub traced: bool,
@@ -40,29 +41,21 @@ pub struct Link {
     /// idle link with an empty queue is accepted and dequeued at once: `link_recv` may
     /// hand it straight to the transmitter (see [`Link::new`]).
     pub(crate) passthrough: bool,
+    /// The element at the far node (`net::element`), or `NO_ELEM`.
+    pub(crate) dst_elem: u32,
     /// The rate the memo was computed for (`rate_bps` is public: if it is changed, the
     /// memo is dropped).
     txt_memo_rate: u64,
 }
 
 impl Link {
-    pub fn new(src: u32, dst: u32, rate_bps: u64, delay: SimTime, mut queue: AnyQueue) -> Self {
-        // Pass-through is exact for DropTail: it has no state but its FIFO, so "enqueue
-        // into the empty queue, then dequeue" returns the arrival unchanged -- provided
-        // the enqueue accepts it. DropTail's limit is private, so ask the queue itself:
-        // offer a probe packet to the (new, empty) queue and take it back out.
-        let passthrough = match &mut queue {
-            AnyQueue::DropTail(q) if q.is_empty() => {
-                const PROBE: PktId = PktId::MAX;
-                match q.enqueue(PROBE) {
-                    Enqueued::Accepted => {
-                        let back = q.dequeue();
-                        debug_assert_eq!(back, Some(PROBE));
-                        true
-                    }
-                    Enqueued::Dropped(_) => false,
-                }
-            }
+    pub fn new(src: u32, dst: u32, rate_bps: u64, delay: SimTime, queue: AnyQueue) -> Self {
+        // Pass-through is exact for DropTail: it has no state but its buffer, so
+        // "enqueue into the empty queue, then dequeue" returns the arrival unchanged --
+        // provided the enqueue accepts it (and stages change nothing then, see
+        // `DropTail::accepts_into_empty`).
+        let passthrough = match &queue {
+            AnyQueue::DropTail(q) => q.is_empty() && q.accepts_into_empty(),
             _ => false,
         };
         Link {
@@ -77,10 +70,12 @@ impl Link {
             arrivals: 0,
             departures: 0,
             drops: 0,
+            filtered: 0,
             bytes_departed: 0,
             traced: false,
             txt_memo: Self::empty_memo(rate_bps),
             passthrough,
+            dst_elem: crate::net::element::NO_ELEM,
             txt_memo_rate: rate_bps,
         }
     }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::config::TcpConfig;
 use crate::engine::{Event, Scheduler};
 use crate::net::link::Link;
-use crate::net::packet::{Packet, PacketPool};
+use crate::net::packet::Packet;
 use crate::net::queue::{AnyQueue, DropTail};
 use crate::net::routing::Routes;
 use crate::net::Network;
@@ -60,15 +60,13 @@ impl Rig {
         let p = Arc::new(TcpParams::from_config("tcp", tcp).expect("valid TcpConfig"));
         // 1 Tb/s, no delay, a queue that never fills: the trace shows send times.
         let link = Link::new(0, 1, 1_000_000_000_000, SimTime::ZERO, AnyQueue::DropTail(DropTail::new(1_000_000)));
-        let mut net = Network {
-            pool: PacketPool::new(),
-            links: vec![link],
-            node_names: vec!["s".into(), "d".into()],
-            routes: Routes::new(2, &[(0, 1)]),
-            queue_rng: Rng::for_source(1, "queues"),
-            trace: Some(PacketTrace::default()),
-            delivered_data: 0,
-        };
+        let mut net = Network::new(
+            vec![link],
+            vec!["s".into(), "d".into()],
+            Routes::new(2, &[(0, 1)]),
+            Rng::for_source(1, "queues"),
+            Some(PacketTrace::default()),
+        );
         net.links[0].traced = true;
         let mut shared = Shared { flow_names: (0..n).map(|k| format!("c{k}")).collect(), ..Default::default() };
         let mut senders = TcpSenders::default();
@@ -108,7 +106,7 @@ impl Rig {
                 }
                 Event::TxDone { link } => cx.net.tx_done(cx.sched, link),
                 Event::Timer { agent, timer, gen } => senders.timer(&mut cx, agent / 2, timer, gen),
-                Event::App { .. } => {}
+                Event::App { .. } | Event::Element { .. } => {}
             }
         }
         self.sched.advance_to(t);

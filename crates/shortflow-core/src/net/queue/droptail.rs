@@ -1,60 +1,115 @@
-//! ns-2.35 `Queue/DropTail` (queue/drop-tail.cc), packet mode, tail drop.
+//! ns-2.35 `Queue/DropTail` (queue/drop-tail.cc), packet mode, over the shared
+//! [`Buffer`]: the victim rule says which packet an overflow drops (`tail` = ns-2's
+//! default, `front` = ns-2's `drop_front_`, `random`, `low_priority_first` = the
+//! drop-priority queue of thesis §8.4, config kind `drop_priority`).
 //!
-//! ns-2 quirk kept on purpose: an arrival is dropped when `waiting + 1 >= limit`, i.e.
+//! ns-2 quirk kept on purpose: an arrival overflows when `waiting + 1 >= limit`, i.e.
 //! at most `limit - 1` packets wait while one is being transmitted; `limit` = 1 drops
 //! everything. (ns-2.35: drop-tail.cc `DropTail::enque`.)
 
-use super::Enqueued;
+use super::buffer::Buffer;
+use super::stages::Stages;
+use super::victim::Victim;
+use super::QueueCtx;
+use crate::config::{StageConfig, VictimRule};
 use crate::engine::PktId;
-use std::collections::VecDeque;
+use crate::error::ConfigError;
+use crate::net::packet::PacketPool;
 
 pub struct DropTail {
-    q: VecDeque<PktId>,
+    buf: Buffer,
     limit: u32,
 }
 
 impl DropTail {
+    /// Tail drop, no stages.
     pub fn new(limit: u32) -> Self {
-        DropTail { q: VecDeque::with_capacity(limit.min(4096) as usize), limit }
+        DropTail::with(limit, Victim::Tail, Stages::default())
     }
+
+    pub fn with(limit: u32, victim: Victim, stages: Stages) -> Self {
+        DropTail { buf: Buffer::new(limit, victim, stages), limit }
+    }
+
+    /// From `{kind = "drop_tail", limit_pkts, victim, stages}` (or the alias
+    /// `drop_priority`, victim `low_priority_first`) at `field`.
+    pub fn from_config(field: &str, limit_pkts: u32, victim: VictimRule, stages: &[StageConfig]) -> Result<DropTail, ConfigError> {
+        if limit_pkts < 1 {
+            return Err(ConfigError::new(format!("{field}.limit_pkts"), limit_pkts, "must be at least 1"));
+        }
+        let stages = Stages::from_config(&format!("{field}.stages"), stages)?;
+        Ok(DropTail::with(limit_pkts, Victim::from_rule(victim), stages))
+    }
+
+    /// ns-2.35: drop-tail.cc `DropTail::enque`.
     #[inline]
-    pub fn enqueue(&mut self, p: PktId) -> Enqueued {
-        if self.q.len() as u64 + 1 >= self.limit as u64 {
-            Enqueued::Dropped(p)
+    pub fn enqueue(&mut self, p: PktId, cx: &mut QueueCtx) {
+        let (_, at) = self.buf.on_arrival(p, cx);
+        if self.buf.len() as u64 + 1 >= self.limit as u64 {
+            // ns-2 `drop_front_`: enqueue, then drop the head.
+            self.buf.overflow(p, at, 0, cx);
         } else {
-            self.q.push_back(p);
-            Enqueued::Accepted
+            self.buf.append(p, at);
         }
     }
+
     #[inline]
-    pub fn dequeue(&mut self) -> Option<PktId> {
-        self.q.pop_front()
+    pub fn dequeue(&mut self, pool: &PacketPool) -> Option<PktId> {
+        self.buf.next(pool)
     }
+
+    /// An arrival at the empty queue is accepted (and, dequeued at once, is the packet
+    /// transmitted): what `Link::passthrough` relies on. Stages cannot change that: the
+    /// ack filter finds nothing to remove in an empty queue, acks-first has one packet
+    /// to choose from.
+    pub fn accepts_into_empty(&self) -> bool {
+        self.limit > 1
+    }
+
     #[inline]
     pub fn len(&self) -> usize {
-        self.q.len()
+        self.buf.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.q.is_empty()
+        self.buf.is_empty()
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::Enqueued;
     use super::*;
+    use crate::net::packet::Packet;
+    use crate::rng::Rng;
+    use crate::time::SimTime;
+
+    /// Offer packet `seq` to `q`; the outcome.
+    fn offer(q: &mut DropTail, pool: &mut PacketPool, seq: i64) -> (PktId, Enqueued) {
+        let id = pool.alloc(Packet::data(0, 1, 0, 1000, seq, SimTime::ZERO));
+        let (mut rng, mut drops) = (Rng::new(1), Vec::new());
+        q.enqueue(id, &mut QueueCtx { now: SimTime::ZERO, pool, rng: &mut rng, link_busy: true, drops: &mut drops });
+        (id, Enqueued::of(&drops))
+    }
+
     #[test]
     fn holds_limit_minus_one() {
-        let mut q = DropTail::new(3);
-        assert_eq!(q.enqueue(1), Enqueued::Accepted);
-        assert_eq!(q.enqueue(2), Enqueued::Accepted);
-        assert_eq!(q.enqueue(3), Enqueued::Dropped(3));
-        assert_eq!(q.dequeue(), Some(1));
-        assert_eq!(q.enqueue(4), Enqueued::Accepted);
+        let (mut q, mut pool) = (DropTail::new(3), PacketPool::new());
+        let (a, r) = offer(&mut q, &mut pool, 1);
+        assert_eq!(r, Enqueued::Accepted);
+        assert_eq!(offer(&mut q, &mut pool, 2).1, Enqueued::Accepted);
+        let (c, r) = offer(&mut q, &mut pool, 3);
+        assert_eq!(r, Enqueued::Dropped(c));
+        assert_eq!(q.dequeue(&pool), Some(a));
+        assert_eq!(offer(&mut q, &mut pool, 4).1, Enqueued::Accepted);
         assert_eq!(q.len(), 2);
     }
+
     #[test]
     fn limit_one_drops_everything() {
-        let mut q = DropTail::new(1);
-        assert_eq!(q.enqueue(1), Enqueued::Dropped(1));
+        let (mut q, mut pool) = (DropTail::new(1), PacketPool::new());
+        assert!(!q.accepts_into_empty());
+        let (a, r) = offer(&mut q, &mut pool, 1);
+        assert_eq!(r, Enqueued::Dropped(a));
+        assert!(DropTail::new(2).accepts_into_empty());
     }
 }

@@ -3,29 +3,41 @@
 //!
 //! Contract (ns-2's `Queue::recv`/`deque`): `enqueue` is called for every arriving
 //! packet, even when the link is idle, and decides drops; `dequeue` hands the next
-//! packet to the transmitter. A queue may drop a packet other than the arrival
-//! (drop-priority), so `enqueue` reports the victim.
+//! packet to the transmitter. `enqueue` may remove any number of packets -- the
+//! arrival, queued victims, acks superseded by the ack filter -- and reports each in
+//! `QueueCtx::drops` (a buffer the link owns and reuses: no allocation per packet);
+//! the link frees, counts and traces them.
+//!
+//! Layout: every discipline keeps its packets in one [`buffer::Buffer`], which owns
+//! the victim rule ([`victim::Victim`]: tail, front, random, low-priority first) and
+//! the optional stages ([`stages::Stages`]: ack filter, acks-first). Disciplines
+//! decide *whether* to drop (DropTail: buffer full; RED: buffer full, average queue).
 
-pub mod droppri;
+pub mod ack_filter;
+pub mod acks_first;
+pub mod buffer;
 pub mod droptail;
 pub mod red;
+pub mod stages;
+pub mod victim;
 
+use crate::config::{QueueConfig, VictimRule};
 use crate::engine::PktId;
+use crate::error::ConfigError;
 use crate::net::packet::PacketPool;
 use crate::rng::Rng;
 use crate::time::SimTime;
 
-pub use droppri::DropPriority;
 pub use droptail::DropTail;
 pub use red::Red;
 
-/// Result of offering a packet to a queue.
+/// A packet a queue removed while handling an arrival.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Enqueued {
-    /// The packet was accepted.
-    Accepted,
-    /// This packet was dropped (the arrival itself, or a queued victim).
-    Dropped(PktId),
+pub struct Dropped {
+    pub pkt: PktId,
+    /// Removed by the ack filter (redundant, not a loss: counted apart, not traced)
+    /// rather than dropped by buffer management.
+    pub filtered: bool,
 }
 
 /// What a queue needs to know about its environment when a packet arrives.
@@ -35,6 +47,8 @@ pub struct QueueCtx<'a> {
     pub rng: &'a mut Rng,
     /// Whether the transmitter is busy (RED's idle-time logic).
     pub link_busy: bool,
+    /// Where the queue reports every packet it removes (see the module docs).
+    pub drops: &'a mut Vec<Dropped>,
 }
 
 /// RED is boxed: its state is ~25 words, and unboxed it would make every `Link` (which
@@ -43,24 +57,36 @@ pub struct QueueCtx<'a> {
 pub enum AnyQueue {
     DropTail(DropTail),
     Red(Box<Red>),
-    DropPriority(DropPriority),
+}
+
+/// Build the queue `cfg` found at `field` (e.g. `links[0].queue`) for a link of
+/// `rate_bps` and propagation delay `delay_s` (RED sizes its parameters from both).
+pub fn build(field: &str, cfg: &QueueConfig, rate_bps: f64, delay_s: f64) -> Result<AnyQueue, ConfigError> {
+    Ok(match cfg {
+        QueueConfig::DropTail { limit_pkts, victim, stages } => {
+            AnyQueue::DropTail(DropTail::from_config(field, *limit_pkts, *victim, stages)?)
+        }
+        // Kept as an alias: DropTail whose overflow victim is the tail-most low-priority packet.
+        QueueConfig::DropPriority { limit_pkts, stages } => {
+            AnyQueue::DropTail(DropTail::from_config(field, *limit_pkts, VictimRule::LowPriorityFirst, stages)?)
+        }
+        QueueConfig::Red(rc) => AnyQueue::Red(Box::new(Red::from_config(field, rc, rate_bps, delay_s)?)),
+    })
 }
 
 impl AnyQueue {
     #[inline]
-    pub fn enqueue(&mut self, p: PktId, cx: &mut QueueCtx) -> Enqueued {
+    pub fn enqueue(&mut self, p: PktId, cx: &mut QueueCtx) {
         match self {
-            AnyQueue::DropTail(q) => q.enqueue(p),
+            AnyQueue::DropTail(q) => q.enqueue(p, cx),
             AnyQueue::Red(q) => q.enqueue(p, cx),
-            AnyQueue::DropPriority(q) => q.enqueue(p, cx.pool),
         }
     }
     #[inline]
     pub fn dequeue(&mut self, now: SimTime, pool: &PacketPool) -> Option<PktId> {
         match self {
-            AnyQueue::DropTail(q) => q.dequeue(),
+            AnyQueue::DropTail(q) => q.dequeue(pool),
             AnyQueue::Red(q) => q.dequeue(now, pool),
-            AnyQueue::DropPriority(q) => q.dequeue(),
         }
     }
     #[inline]
@@ -68,10 +94,28 @@ impl AnyQueue {
         match self {
             AnyQueue::DropTail(q) => q.len(),
             AnyQueue::Red(q) => q.len(),
-            AnyQueue::DropPriority(q) => q.len(),
         }
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }
+
+/// Test helper: the outcome of one arrival, when at most one packet goes.
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Enqueued {
+    Accepted,
+    Dropped(PktId),
+}
+
+#[cfg(test)]
+impl Enqueued {
+    pub fn of(drops: &[Dropped]) -> Enqueued {
+        assert!(drops.len() <= 1, "more than one packet removed: {drops:?}");
+        drops.first().map_or(Enqueued::Accepted, |d| Enqueued::Dropped(d.pkt))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -19,8 +19,10 @@
 //!   the link's packet rate in `mean_pktsize_` packets (or `idle_pktsize_` packets
 //!   when `cautious_` is 3, the only case ns-2.35 uses `idle_pktsize_`);
 //! - forced drops on buffer overflow and (unless `use_mark_p_`, the ns-2.35 default)
-//!   above `maxthresh` / `2 * maxthresh` (gentle); victim chosen by `drop_front_` /
-//!   `drop_rand_` / tail;
+//!   above `maxthresh` / `2 * maxthresh` (gentle); victim chosen by the buffer's
+//!   victim rule (`drop_front_` = front, `drop_rand_` = random, else tail, or any rule
+//!   given as `victim`, e.g. low priority first); the buffer's stages (ack filter,
+//!   acks-first) apply as for DropTail, the filter before RED sees the arrival;
 //! - ECN: with `setbit_`, an early "drop" of an ECN-capable packet sets `ce` instead
 //!   (only while `prob1 < mark_p_` when `use_mark_p_`).
 //!
@@ -35,12 +37,15 @@
 //! went idle at that instant. A link that does call `dequeue` on an empty queue at
 //! the end of each transmission gives the same result.
 
-use super::{Enqueued, QueueCtx};
+use super::buffer::Buffer;
+use super::stages::Stages;
+use super::victim::Victim;
+use super::{Dropped, QueueCtx};
 use crate::config::RedConfig;
 use crate::engine::PktId;
+use crate::error::ConfigError;
 use crate::net::packet::PacketPool;
 use crate::time::{tx_time, SimTime};
-use std::collections::VecDeque;
 
 /// Counters for tests and results.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -54,7 +59,8 @@ pub struct RedStats {
 }
 
 pub struct Red {
-    q: VecDeque<PktId>,
+    /// The packets, victim rule and stages.
+    buf: Buffer,
     /// Bytes waiting (ns-2 `q_->byteLength()`).
     q_bytes: i64,
 
@@ -70,8 +76,6 @@ pub struct Red {
     mark_p: f64,
     mean_pktsize: i32,
     cautious: u32,
-    drop_front: bool,
-    drop_rand: bool,
     ns1_compat: bool,
     th_min_pkts: f64,
     th_max_pkts: f64,
@@ -114,6 +118,15 @@ fn bad<T: std::fmt::Display>(name: &str, v: T, why: &str) -> String {
 }
 
 impl Red {
+    /// From `{kind = "red", ...}` at `field`: [`Red::new`] plus the victim rule and
+    /// stages.
+    pub fn from_config(field: &str, cfg: &RedConfig, rate_bps: f64, delay_s: f64) -> Result<Red, ConfigError> {
+        let mut r = Red::new(cfg, rate_bps, delay_s).map_err(|m| ConfigError::new(field, "red", m))?;
+        r.buf.victim = Victim::from_red_config(field, cfg)?;
+        r.buf.stages = Stages::from_config(&format!("{field}.stages"), &cfg.stages)?;
+        Ok(r)
+    }
+
     /// Build a RED queue for a link of `rate_bps` and one-way propagation delay `delay_s`
     /// (ns-2: `$redq link $linkdelay` followed by the `reset` at `$ns run`).
     pub fn new(cfg: &RedConfig, rate_bps: f64, delay_s: f64) -> Result<Red, String> {
@@ -224,8 +237,16 @@ impl Red {
             cfg.limit_pkts as i64
         };
 
+        // ns-2's flags as the victim rule; `from_config` also honours `victim`.
+        let victim = if cfg.drop_front {
+            Victim::Front
+        } else if cfg.drop_rand {
+            Victim::Random
+        } else {
+            Victim::Tail
+        };
         Ok(Red {
-            q: VecDeque::with_capacity((cfg.limit_pkts as usize).min(4096)),
+            buf: Buffer::new(cfg.limit_pkts, victim, Stages::default()),
             q_bytes: 0,
             qib: cfg.queue_in_bytes,
             bytes: cfg.bytes,
@@ -236,8 +257,6 @@ impl Red {
             mark_p: cfg.mark_p,
             mean_pktsize: mean,
             cautious: cfg.cautious,
-            drop_front: cfg.drop_front,
-            drop_rand: cfg.drop_rand,
             ns1_compat: cfg.ns1_compat,
             th_min_pkts,
             th_max_pkts,
@@ -273,7 +292,7 @@ impl Red {
         if self.qib {
             self.q_bytes
         } else {
-            self.q.len() as i64
+            self.buf.len() as i64
         }
     }
 
@@ -390,12 +409,15 @@ impl Red {
         false
     }
 
-    /// A packet arrives (ns-2 `REDQueue::enque`). Returns the dropped packet, if any.
-    pub fn enqueue(&mut self, p: PktId, cx: &mut QueueCtx) -> Enqueued {
+    /// A packet arrives (ns-2 `REDQueue::enque`). Dropped packets go to `cx.drops`.
+    pub fn enqueue(&mut self, p: PktId, cx: &mut QueueCtx) {
         let now = cx.now;
+        // Enqueue stages (ack filter) first; what they remove no longer counts.
+        let (removed, at) = self.buf.on_arrival(p, cx);
+        self.q_bytes -= removed as i64;
         // Lazy link: the transmission that emptied the queue is over, so ns-2's resume
         // has found the queue empty at its end.
-        if !self.idle && self.q.is_empty() && !cx.link_busy {
+        if !self.idle && self.buf.is_empty() && !cx.link_busy {
             if let Some(t) = self.tx_end.take() {
                 self.idle = true;
                 self.idletime = t;
@@ -451,45 +473,36 @@ impl Red {
 
         if unforced {
             self.stats.early_drops += 1;
-            return Enqueued::Dropped(p);
+            cx.drops.push(Dropped { pkt: p, filtered: false });
+            return;
         }
-        self.q.push_back(p);
+        self.buf.append(p, at);
         self.q_bytes += size as i64;
         if !forced {
-            return Enqueued::Accepted;
+            return;
         }
-        // REDQueue::pickPacketToDrop.
-        let len = self.q.len();
-        let victim = if self.drop_front {
-            // ns-2.35: red.cc pickPacketToDrop — "front" is index 1 (the second
-            // waiting packet), not the head.
-            1.min(len - 1)
-        } else if self.drop_rand {
-            ((cx.rng.uniform() * len as f64) as usize).min(len - 1)
-        } else {
-            // ns-2.35: red.cc pickPacketToDrop — the tail is the default whatever
-            // drop_tail_ says.
-            len - 1
-        };
-        let v = self.q.remove(victim).expect("victim index in range");
+        // REDQueue::pickPacketToDrop. ns-2.35: red.cc pickPacketToDrop -- "front" is
+        // index 1 (the second waiting packet), not the head; the tail is the default
+        // whatever drop_tail_ says.
+        let v = self.buf.remove_victim(cx.pool, cx.rng, 1);
         self.q_bytes -= cx.pool.get(v).size as i64;
         if !self.ns1_compat {
             self.count = 0;
             self.count_bytes = 0;
         }
         self.stats.forced_drops += 1;
-        Enqueued::Dropped(v)
+        cx.drops.push(Dropped { pkt: v, filtered: false });
     }
 
     /// The transmitter takes the next packet (ns-2 `REDQueue::deque`).
     pub fn dequeue(&mut self, now: SimTime, pool: &PacketPool) -> Option<PktId> {
-        match self.q.pop_front() {
+        match self.buf.next(pool) {
             Some(p) => {
                 let size = pool.get(p).size;
                 self.q_bytes -= size as i64;
                 self.idle = false;
                 self.tx_end =
-                    if self.q.is_empty() { Some(now + tx_time(size, self.rate_bps)) } else { None };
+                    if self.buf.is_empty() { Some(now + tx_time(size, self.rate_bps)) } else { None };
                 Some(p)
             }
             None => {
@@ -504,11 +517,11 @@ impl Red {
     /// Packets waiting (not counting the one on the wire).
     #[inline]
     pub fn len(&self) -> usize {
-        self.q.len()
+        self.buf.len()
     }
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.q.is_empty()
+        self.buf.is_empty()
     }
     /// Bytes waiting.
     pub fn byte_len(&self) -> u64 {
@@ -573,6 +586,8 @@ mod tests {
     //! Drops are the `d` lines of the queue trace (field 11 = arrival index).
     use super::*;
     use crate::net::packet::Packet;
+    use crate::net::queue::Enqueued;
+    use std::collections::VecDeque;
     use crate::rng::Rng;
 
     fn pkt(size: u32, ect: bool) -> Packet {
@@ -638,11 +653,12 @@ mod tests {
             let busy = t < self.busy_until;
             let id = self.pool.alloc(pkt(size, ect));
             let before = self.red.qlen_units();
-            let res = {
-                let mut cx =
-                    QueueCtx { now: t, pool: &mut self.pool, rng: &mut self.rng, link_busy: busy };
-                self.red.enqueue(id, &mut cx)
-            };
+            let mut drops = Vec::new();
+            {
+                let mut cx = QueueCtx { now: t, pool: &mut self.pool, rng: &mut self.rng, link_busy: busy, drops: &mut drops };
+                self.red.enqueue(id, &mut cx);
+            }
+            let res = Enqueued::of(&drops);
             self.seen.push((self.red.avg(), before));
             if let Enqueued::Dropped(v) = res {
                 if v == id {
@@ -1006,7 +1022,7 @@ mod tests {
         let ids: Vec<PktId> = (0..3).map(|_| b.arrive(SimTime::ZERO, 1000, false).0).collect();
         let (new, r) = b.arrive(SimTime::ZERO, 1000, false);
         assert_eq!(r, Enqueued::Dropped(ids[1]));
-        assert_eq!(b.red.q, VecDeque::from(vec![ids[0], ids[2], new]));
+        assert_eq!(b.red.buf.q, VecDeque::from(vec![ids[0], ids[2], new]));
     }
 
     #[test]
@@ -1067,7 +1083,7 @@ mod tests {
         for _ in 0..n {
             match b.arrive(SimTime::ZERO, size, false).1 {
                 Enqueued::Accepted => {
-                    let p = b.red.q.pop_back().unwrap();
+                    let p = b.red.buf.q.pop_back().unwrap();
                     b.red.q_bytes -= size as i64;
                     b.pool.free(p);
                 }

@@ -135,10 +135,17 @@ impl TcpSink {
         }
         if self.ts_echo_bugfix {
             self.acker.update_ts(p.seqno, p.ts);
+        } else {
+            self.held_ts = p.ts;
         }
         self.bytes += self.acker.update(p.seqno, p.size);
-        self.held_ecn |= (p.cwr as u8 * HELD_CWR) | ((p.ect && p.ce) as u8 * HELD_CE) | (p.ect as u8 * HELD_ECT);
-        self.held_ts = p.ts;
+        if p.ect | p.cwr {
+            self.held_ecn |= (p.cwr as u8 * HELD_CWR) | ((p.ect && p.ce) as u8 * HELD_CE) | HELD_ECT * p.ect as u8;
+        }
+        if let AckPolicy::EveryPacket(_) = self.policy {
+            // ns-2.35 TcpSink::recv: ack every segment (no timer, nothing held).
+            return self.ack(cx);
+        }
         let seg = Segment {
             now: cx.now(),
             seqno: p.seqno,
@@ -169,22 +176,30 @@ impl TcpSink {
         }
     }
 
-    /// ns-2.35: tcp-sink.cc `TcpSink::ack`.
-    fn ack(&mut self, cx: &mut Ctx) {
-        let now = cx.now();
-        let ackno = self.acker.seqno();
-        let mut pkt = Packet::ack(self.flow, self.peer_node, self.peer_agent, self.ack_size, ackno, now);
-        pkt.ts_echo = if self.ts_echo_bugfix { self.acker.ts_to_echo() } else { self.held_ts };
-        let held = self.held_ecn;
+    /// The ECN part of ns-2.35 `TcpSink::ack` over the segments the ack covers: CWR
+    /// clears `ecn_unacked`, then CE sets it; the echo goes on acks of ECT segments.
+    #[inline]
+    fn ecn_echo(&mut self) -> bool {
+        let held = std::mem::take(&mut self.held_ecn);
         if held & HELD_CWR != 0 {
             self.ecn_unacked = false;
         }
         if held & HELD_CE != 0 {
             self.ecn_unacked = true;
         }
-        pkt.ecn_echo = held & HELD_ECT != 0 && self.ecn_unacked;
+        held & HELD_ECT != 0 && self.ecn_unacked
+    }
+
+    /// ns-2.35: tcp-sink.cc `TcpSink::ack`.
+    fn ack(&mut self, cx: &mut Ctx) {
+        let now = cx.now();
+        let ackno = self.acker.seqno();
+        let mut pkt = Packet::ack(self.flow, self.peer_node, self.peer_agent, self.ack_size, ackno, now);
+        pkt.ts_echo = if self.ts_echo_bugfix { self.acker.ts_to_echo() } else { self.held_ts };
         pkt.ect = self.ect_acks;
-        self.held_ecn = 0;
+        if self.held_ecn != 0 {
+            pkt.ecn_echo = self.ecn_echo();
+        }
         self.saved = false;
         self.acker.ack_sent(ackno);
         self.policy.on_ack_sent();

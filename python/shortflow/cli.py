@@ -21,6 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from .errors import ScenarioError, SimulationError
+from .files import FileProblem
 from .units import UnitError
 
 if sys.version_info >= (3, 11):
@@ -80,6 +81,10 @@ def friendly(fn: F) -> F:
                 raise
             raise _fail(str(e)) from None
         except ImportError as e:
+            if os.environ.get("SHORTFLOW_DEBUG"):
+                raise
+            raise _fail(str(e), 1) from None
+        except FileProblem as e:  # a result file that cannot be written, a damaged input
             if os.environ.get("SHORTFLOW_DEBUG"):
                 raise
             raise _fail(str(e), 1) from None
@@ -153,20 +158,26 @@ def run(
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed (default: the scenario's first seed)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write results.parquet, flows/links tables and config.json here."),
     set_: Optional[list[str]] = typer.Option(None, "--set", "-s", help="PATH=VALUE override, e.g. flows.conn.count=4 or scheme=spand (repeatable)."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar (simulated time) on a terminal."),
 ) -> None:
     """Run one point of a scenario (its base, or the point given with --set) for one seed."""
     import time
 
+    from .progress import run_config_progress, sim_time_bar
     from .scenario import annotate_transfers
+    from .sweeper import check_out_dir
 
     sc = _load(file)
     point = parse_sets(set_)
     s = seed if seed is not None else sc.seeds[0]
     cfg = sc.to_sim_config(point, s)
-    from .api import run_config
+    if out is not None:
+        check_out_dir(out, sc, fresh=False, what="run")
 
     t0 = time.perf_counter()
-    res = run_config(cfg)
+    bar, update = sim_time_bar(err_console, f"{sc.name} seed {s}", enabled=progress and err_console.is_terminal)
+    with bar:
+        res = run_config_progress(cfg, update)
     wall = time.perf_counter() - t0
     df = annotate_transfers(res.transfers, sc.name, point, s, sc.axis_dtypes(point))
     label = ", ".join(f"{k}={v}" for k, v in point.items())
@@ -189,18 +200,19 @@ def run(
 
 
 def _write_run(out: Path, sc: Any, point: dict[str, Any], seed: int, df: Any, res: Any) -> None:
+    from . import files
     from .scenario import point_label
 
-    out.mkdir(parents=True, exist_ok=True)
-    df.write_parquet(out / "results.parquet")
-    res.flows.write_parquet(out / "flows.parquet")
-    res.links.write_parquet(out / "links.parquet")
-    (out / "config.json").write_text(json.dumps(res.config, indent=2) + "\n")
+    files.ensure_dir(out)
+    files.write_parquet(out / "results.parquet", df)
+    files.write_parquet(out / "flows.parquet", res.flows)
+    files.write_parquet(out / "links.parquet", res.links)
+    files.write_json(out / "config.json", res.config)
     if sc.text is not None:
-        (out / "scenario.toml").write_text(sc.text)
+        files.write_text(out / "scenario.toml", sc.text)
     meta = {"scenario": sc.name, "description": sc.description, "source": sc.source,
             "axes": {k: [point_label(v)] for k, v in point.items()}, "seeds": [seed], "tasks": 1}
-    (out / "sweep.json").write_text(json.dumps(meta, indent=2) + "\n")
+    files.write_json(out / "sweep.json", meta)
 
 
 # --- sweep -------------------------------------------------------------------------

@@ -291,8 +291,8 @@ def trace(
     file: Path = typer.Argument(..., help="Scenario TOML file."),
     pcap: Optional[Path] = typer.Option(None, "--pcap", help="Write a pcap of one link (both directions)."),
     events: Optional[Path] = typer.Option(None, "--events", help="Write every packet event (+ - d r) as Parquet."),
-    link: Optional[str] = typer.Option(None, "--link", help="Link 'a->b' for the pcap (default: the first link, e.g. the bottleneck)."),
-    event: str = typer.Option("-", "--event", help="Which event is captured in the pcap: '-' (transmission start) or 'r' (arrival)."),
+    link: Optional[str] = typer.Option(None, "--link", help="Link 'a->b' (node names) for the pcap; both directions are captured. Default: the first link of the configuration, which need not be the bottleneck; the links are listed after the run and when the name is wrong."),
+    event: str = typer.Option("-", "--event", help="Where on the link the pcap captures: '-' transmission start, after the queue (default); '+' arrival at the queue, before drops; 'r' reception at the far end; 'd' drops only."),
     full: bool = typer.Option(False, "--full", help="Capture whole (zero-filled) payloads, not only headers."),
     seed: Optional[int] = typer.Option(None, "--seed"),
     set_: Optional[list[str]] = typer.Option(None, "--set", "-s", help="PATH=VALUE override (repeatable)."),
@@ -303,8 +303,10 @@ def trace(
 
     if pcap is None and events is None:
         raise _fail("nothing to write: give --pcap FILE and/or --events FILE")
-    if event not in ("-", "r", "+", "d"):
-        raise _fail(f"--event {event!r}: one of '-', 'r', '+', 'd'")
+    from .pcap import EVENTS
+
+    if event not in EVENTS:
+        raise _fail(f"--event {event!r}: one of {', '.join(repr(e) for e in EVENTS)}")
     sc = _load(file)
     point = parse_sets(set_)
     s = seed if seed is not None else sc.seeds[0]
@@ -319,7 +321,7 @@ def trace(
         from .errors import suggest
 
         hint = suggest(chosen, names)
-        raise _fail(f"--link {chosen!r}: no such link{f' (did you mean {hint!r}?)' if hint else ''}; links: {', '.join(names[:12])}{' ...' if len(names) > 12 else ''}")
+        raise _fail(f"--link {chosen!r}: no such link{f' (did you mean {hint!r}?)' if hint else ''}; links: {_link_list(names)}")
     a, b = chosen.split("->", 1)
     tr = dict(cfg.get("trace") or {})
     tr["packets"] = True
@@ -335,7 +337,15 @@ def trace(
         link_names = res.links["link"].to_list()
         idx = [i for i, n in enumerate(link_names) if n in (chosen, f"{b}->{a}")]
         n = write_pcap(pcap, res.packets, res.config, idx, event=event, snaplen=65535 if full else None)
-        out_console.print(f"wrote {pcap}: {n} packets on {chosen} and {b}->{a}", highlight=False)
+        out_console.print(f"wrote {pcap}: {n} packets on {chosen} and {b}->{a}, captured at '{event}' ({EVENTS[event]})",
+                          highlight=False)
+        if link is None:
+            out_console.print(f"(the configuration's first link; choose another with --link: {_link_list(names)})",
+                              highlight=False)
+
+
+def _link_list(names: list[str]) -> str:
+    return ", ".join(names[:12]) + (f" ... ({len(names)} in all)" if len(names) > 12 else "")
 
 
 # --- iw ----------------------------------------------------------------------------

@@ -566,8 +566,9 @@ def mount_logs(target: typer.Typer) -> bool:
 
         return False
     own_help = getattr(getattr(logs_app, "info", None), "help", None)
+    # typer shows no description when add_typer is given help=None: pass the text itself
     target.add_typer(logs_app, name="logs",
-                     help=None if isinstance(own_help, str) and own_help else "Analyze web access logs for scenarios.")
+                     help=own_help if isinstance(own_help, str) and own_help else "Analyze web access logs for scenarios.")
     return True
 
 

@@ -7,22 +7,19 @@ run again. Set ``SHORTFLOW_DEBUG=1`` to see Python tracebacks.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Optional, TypeVar
+from typing import Any, Callable, Optional
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-from .errors import ScenarioError, SimulationError
-from .files import FileProblem
-from .units import UnitError
+from .console import EXIT_INTERRUPTED, err_console, friendly, out_console
+from .console import fail as _fail
+from .errors import ScenarioError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -38,62 +35,8 @@ app = typer.Typer(
     rich_markup_mode="rich",
 )
 
-def _console(stderr: bool = False) -> Console:
-    c = Console(stderr=stderr, soft_wrap=True)
-    if not c.is_terminal and "COLUMNS" not in os.environ:
-        c = Console(stderr=stderr, soft_wrap=True, width=160)
-    return c
-
-
-out_console = _console()
-err_console = _console(stderr=True)
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
-
-
-def _fail(message: str, code: int = EXIT_USAGE) -> "typer.Exit":
-    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-    return typer.Exit(code)
-
-
-def friendly(fn: F) -> F:
-    """Turn expected errors into one message and an exit status, never a traceback."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from .sweeper import SweepInterrupted
-
-        try:
-            return fn(*args, **kwargs)
-        except (typer.Exit, typer.Abort):
-            raise
-        except SweepInterrupted as e:
-            err_console.print(f"[yellow]{escape(str(e))}[/]", highlight=False)
-            raise typer.Exit(EXIT_INTERRUPTED) from None
-        except KeyboardInterrupt:
-            err_console.print("[yellow]interrupted[/]")
-            raise typer.Exit(EXIT_INTERRUPTED) from None
-        except (ScenarioError, UnitError, SimulationError) as e:
-            if os.environ.get("SHORTFLOW_DEBUG"):
-                raise
-            raise _fail(str(e)) from None
-        except ImportError as e:
-            if os.environ.get("SHORTFLOW_DEBUG"):
-                raise
-            raise _fail(str(e), 1) from None
-        except FileProblem as e:  # a result file that cannot be written, a damaged input
-            if os.environ.get("SHORTFLOW_DEBUG"):
-                raise
-            raise _fail(str(e), 1) from None
-        except FileNotFoundError as e:
-            if os.environ.get("SHORTFLOW_DEBUG"):
-                raise
-            raise _fail(str(e)) from None
-
-    return wrapper  # type: ignore[return-value]
+# Consoles, exit statuses and `friendly` live in shortflow.console (shared with the
+# mounted sub-applications, which must not import this module: no import circle).
 
 
 def parse_sets(items: Optional[list[str]]) -> dict[str, Any]:
@@ -532,7 +475,7 @@ def config(
 
 def _version_callback(value: bool) -> None:
     if value:
-        from . import __version__
+        from .version import __version__
 
         try:
             from .native import core

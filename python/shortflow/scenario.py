@@ -15,7 +15,9 @@ from pydantic import ValidationError
 
 from .errors import Problem, ScenarioError, from_validation_error, suggest
 from .expand import build_sim_config
+from .native import resolve, run_config
 from .patch import PathError, merge_patch, set_path
+from .results import RunResults
 from .schema import ScenarioModel
 
 if sys.version_info >= (3, 11):
@@ -291,14 +293,10 @@ class Scenario:
 
     def resolved_config(self, point: Optional[Mapping[str, Any]] = None, seed: int = 1) -> dict[str, Any]:
         """The effective configuration with every core default filled in."""
-        from .native import resolve
-
         return resolve(self.to_sim_config(point, seed))
 
-    def simulate(self, seed: int = 1, point: Optional[Mapping[str, Any]] = None) -> "RunResults":
+    def simulate(self, seed: int = 1, point: Optional[Mapping[str, Any]] = None) -> RunResults:
         """Run one point and seed; every table of the run."""
-        from .api import run_config
-
         return run_config(self.to_sim_config(point, seed))
 
     def run(self, seed: int = 1, point: Optional[Mapping[str, Any]] = None) -> pl.DataFrame:
@@ -330,5 +328,3 @@ def path_argument(value: Any, name: str) -> Path:
         return Path(value)
     raise TypeError(f"{name!r} must be a path (str or os.PathLike), not {type(value).__name__} {value!r:.60}")
 
-
-from .results import RunResults  # noqa: E402  (type reference for annotations)

@@ -11,6 +11,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..console import err_console, friendly, out_console
+
 app = typer.Typer(
     name="repro",
     help="Reproduce published results and check the papers' claims.",
@@ -37,15 +39,13 @@ def spand_cmd(
     Writes figNN.csv/png, claims.json and report.html into --out; the sweeps are cached
     under --out/runs/figNN, so an interrupted run resumes where it stopped.
     """
-    from ..cli import friendly
-
     friendly(_spand)(quick, demo, jobs, out, progress)
 
 
 def _spand(quick: bool, demo: bool, jobs: int, out: Optional[Path], progress: bool) -> None:
-    from ..cli import err_console as err
-    from ..cli import out_console as con
     from .spand import run
+
+    err, con = err_console, out_console
 
     if quick and demo:
         raise typer.BadParameter("use either --quick or --demo", param_hint="--quick/--demo")

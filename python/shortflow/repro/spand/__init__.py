@@ -123,7 +123,7 @@ def run(out: str | Path, mode: str = "full", jobs: int = 2, *, settings: Optiona
         log: Optional[Callable[[str], None]] = None) -> ClaimsReport:
     """Run the reproduction into ``out`` and return its claims. ``settings`` replaces the
     mode's preset (e.g. ``MODES["demo"].with_(rounds=2, seeds=[1], n_grid=[1, 2])``)."""
-    from ... import __version__
+    from ...version import __version__
     from .output import (plot_friendliness, plot_schemes, write_claims_json, write_claims_markdown, write_csv,
                          write_report)
     from .theory import fig5_frame, plot_fig5

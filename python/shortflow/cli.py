@@ -27,6 +27,28 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 app = typer.Typer(
+
+def _flags_show_no_type() -> None:
+    """Recent typer prints a type column for every option, so each flag (``--fresh``,
+    ``--progress/--no-progress``, even ``--help``) read ``<bool>`` as if it took a value.
+    A flag takes none: show no type for it (every command, mounted sub-apps included)."""
+    from typer.core import TyperOption
+
+    shown = getattr(TyperOption, "display_type_rich", None)
+    if shown is None or getattr(shown, "_flags_show_no_type", False):
+        return
+
+    def display_type_rich(self: Any, ctx: Any) -> Optional[str]:
+        if self.is_flag and not self.count:
+            return None
+        return shown(self, ctx)
+
+    display_type_rich._flags_show_no_type = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_flags_show_no_type()
+
     name="shortflow",
     help="Packet-level simulation of TCP start-up and short-transfer latency.",
     no_args_is_help=True,
@@ -118,6 +140,14 @@ def run(
         check_out_dir(out, sc, fresh=False, what="run")
 
     t0 = time.perf_counter()
+    if sc.axes and not set(sc.axes) <= set(point):
+        n = len(sc.points())
+        fixed = ", ".join(f"{a}={v}" for a, v in point.items() if a in sc.axes)
+        err_console.print(
+            f"[yellow]note:[/] {file} has a \\[sweep] of {n} points ({', '.join(sc.axes)}); `run` runs one point only: "
+            + (f"the base scenario with {fixed}" if fixed else "the base scenario (no axis applied)")
+            + f". Run them all with: shortflow sweep {file}  (or pick one here with --set AXIS=VALUE)",
+            highlight=False)
     bar, update = sim_time_bar(err_console, f"{sc.name} seed {s}", enabled=progress and err_console.is_terminal)
     with bar:
         res = run_config_progress(cfg, update)
@@ -131,6 +161,7 @@ def run(
         out_console.print(_summary_table(df, ["group"], "completion time"))
     drops = res.links.filter(res.links["drops"] > 0)
     if drops.height:
+    _print_goodput(res, set(df["connection"].to_list()) if df.height else set())
         t = Table(title="links with drops", title_justify="left")
         for c in ("link", "arrivals", "drops"):
             t.add_column(c, justify="left" if c == "link" else "right")
@@ -144,6 +175,29 @@ def run(
 
 def _write_run(out: Path, sc: Any, point: dict[str, Any], seed: int, df: Any, res: Any) -> None:
     from . import files
+def _print_goodput(res: Any, with_transfers: set[str], limit: int = 20) -> None:
+    """Goodput of the TCP flows without transfers to time (infinite FTP, Telnet)."""
+    from .stats import source_goodput
+    from .units import format_rate, format_size
+
+    g = source_goodput(res.flows, res.config, float(res.stats.get("sim_end_s") or 0.0), sorted(with_transfers))
+    if not g.height:
+        return
+    t = Table(title="flows without transfers to time (infinite ftp, telnet): goodput up to the end of the run",
+              title_justify="left", caption="goodput: payload bytes acknowledged x 8 / (end of run - application start)",
+              caption_justify="left")
+    for c in ("flow", "start (s)", "acked", "goodput", "rtx", "rto"):
+        t.add_column(c, justify="left" if c == "flow" else "right", no_wrap=True)
+    for r in g.head(limit).iter_rows(named=True):
+        t.add_row(r["flow"], f"{r['start_s']:g}", format_size(r["bytes_acked"]),
+                  format_rate(r["goodput_bps"]) if r["goodput_bps"] is not None else "–",
+                  str(r["retransmits"]), str(r["timeouts"]))
+    if g.height > limit:
+        total = g["goodput_bps"].sum()
+        t.add_row(f"... {g.height - limit} more", "", "", f"all {g.height}: {format_rate(total)}", "", "")
+    out_console.print(t)
+
+
     from .scenario import point_label
 
     files.ensure_dir(out)
@@ -344,13 +398,19 @@ def iw(
         typer.echo(json.dumps(result))
         return
     out_console.print(
-        f"F = {f} packets, W_c = {wc}, b = {delack:g}: cwnd_opt = [bold]{d['cwnd']}[/] "
-        f"(without shift {d['cwnd_no_shift']}; F_E = {d['f_e']:g}, r = {d['r']:g}, m0 = {d['m0']}, "
-        f"Δ = {d['delta']}{'' if d['feasible'] else ', Eq. (3) infeasible: fallback'})",
+        f"transfer F = {f} packets; the path holds W_c = {wc} packets; b = {delack:g} packet(s) per ack\n"
+        f"optimal initial window cwnd_opt = [bold]{d['cwnd']}[/] packets "
+        f"({d['cwnd_no_shift']} without the Eq. (4) shift{'' if d['feasible'] else '; Eq. (3) has no solution: Eq. (2) fallback'})\n"
+        f"  F_E = {d['f_e']:g}: packets one congestion-avoidance epoch sends (Eq. 1)\n"
+        f"  r = {d['r']:g}: packets left after the whole epochs (F mod F_E), which the first window must cover\n"
+        f"  m0 = {d['m0'] if d['m0'] is not None else 'none'}: largest window whose climb to W_c sends r (Eq. 3)\n"
+        f"  Δ = {d['delta']}: Eq. (4) shift: the climb from m0 sends more than r, so it starts Δ packets lower "
+        "in as many round trips",
         highlight=False,
     )
     out_console.print(
-        f"RTTs: slow start from {iw_ss}: {len(ss)}, TCP/SPAND from {chosen}: {len(ca)} -> saves [bold]{len(ss) - len(ca)}[/]",
+        f"round trips to send F: slow start from a window of {iw_ss}: {len(ss)}; TCP/SPAND from {chosen}: {len(ca)} "
+        f"-> saves [bold]{len(ss) - len(ca)}[/]",
         highlight=False,
     )
     t = Table(title="packets per RTT", title_justify="left")

@@ -26,8 +26,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-app = typer.Typer(
-
 def _flags_show_no_type() -> None:
     """Recent typer prints a type column for every option, so each flag (``--fresh``,
     ``--progress/--no-progress``, even ``--help``) read ``<bool>`` as if it took a value.
@@ -49,6 +47,7 @@ def _flags_show_no_type() -> None:
 
 _flags_show_no_type()
 
+app = typer.Typer(
     name="shortflow",
     help="Packet-level simulation of TCP start-up and short-transfer latency.",
     no_args_is_help=True,
@@ -138,8 +137,6 @@ def run(
     cfg = sc.to_sim_config(point, s)
     if out is not None:
         check_out_dir(out, sc, fresh=False, what="run")
-
-    t0 = time.perf_counter()
     if sc.axes and not set(sc.axes) <= set(point):
         n = len(sc.points())
         fixed = ", ".join(f"{a}={v}" for a, v in point.items() if a in sc.axes)
@@ -148,6 +145,8 @@ def run(
             + (f"the base scenario with {fixed}" if fixed else "the base scenario (no axis applied)")
             + f". Run them all with: shortflow sweep {file}  (or pick one here with --set AXIS=VALUE)",
             highlight=False)
+
+    t0 = time.perf_counter()
     bar, update = sim_time_bar(err_console, f"{sc.name} seed {s}", enabled=progress and err_console.is_terminal)
     with bar:
         res = run_config_progress(cfg, update)
@@ -159,9 +158,9 @@ def run(
                       f"in {wall:.3g}s wall ({res.stats.get('events', 0)} events)", highlight=False)
     if df.height:
         out_console.print(_summary_table(df, ["group"], "completion time"))
+    _print_goodput(res, set(df["connection"].to_list()) if df.height else set())
     drops = res.links.filter(res.links["drops"] > 0)
     if drops.height:
-    _print_goodput(res, set(df["connection"].to_list()) if df.height else set())
         t = Table(title="links with drops", title_justify="left")
         for c in ("link", "arrivals", "drops"):
             t.add_column(c, justify="left" if c == "link" else "right")
@@ -173,8 +172,6 @@ def run(
         out_console.print(f"wrote {out}/results.parquet, flows.parquet, links.parquet, config.json")
 
 
-def _write_run(out: Path, sc: Any, point: dict[str, Any], seed: int, df: Any, res: Any) -> None:
-    from . import files
 def _print_goodput(res: Any, with_transfers: set[str], limit: int = 20) -> None:
     """Goodput of the TCP flows without transfers to time (infinite FTP, Telnet)."""
     from .stats import source_goodput
@@ -198,6 +195,8 @@ def _print_goodput(res: Any, with_transfers: set[str], limit: int = 20) -> None:
     out_console.print(t)
 
 
+def _write_run(out: Path, sc: Any, point: dict[str, Any], seed: int, df: Any, res: Any) -> None:
+    from . import files
     from .scenario import point_label
 
     files.ensure_dir(out)

@@ -2,34 +2,21 @@
 
 The core runs in slices of about 20 ms of wall time; between slices it checks for
 signals (Ctrl-C raises ``KeyboardInterrupt`` within a slice) and calls a progress
-callback at most ten times a second (``crates/shortflow-py/src/lib.rs``, ``run``).
+callback at most ten times a second (``crates/shortflow-py/src/lib.rs``, ``run``; from
+Python ``native.run_config(config, progress)``).
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any, Callable, Mapping, Optional
-
-from .errors import SimulationError
-from .results import RunResults
+from typing import Any, Callable
 
 __all__ = ["ProgressFn", "run_config_progress", "sim_time_bar"]
 
+#: One run with a progress callback: ``native.run_config(config, progress)``.
+from .native import run_config as run_config_progress  # noqa: E402
+
 #: ``progress(events, sim_time_s, duration_s)``
 ProgressFn = Callable[[int, float, float], None]
-
-
-def run_config_progress(config: Mapping[str, Any] | str, progress: Optional[ProgressFn]) -> RunResults:
-    """:func:`shortflow.api.run_config` with a progress callback."""
-    from .native import core, resolve_json
-
-    text = config if isinstance(config, str) else json.dumps(config)
-    resolved = resolve_json(text)
-    try:
-        out = core().run(resolved, progress)
-    except ValueError as e:
-        raise SimulationError(f"the core rejected the configuration: {e}") from None
-    return RunResults.from_json(out, json.loads(resolved))
 
 
 def sim_time_bar(console: Any, label: str, enabled: bool = True) -> tuple[Any, ProgressFn]:

@@ -17,14 +17,16 @@ from typing import Any, Callable, Optional
 import typer
 from rich.table import Table
 
-from .console import EXIT_INTERRUPTED, err_console, friendly, out_console
+from .console import EXIT_INTERRUPTED, err_console, friendly, integer, out_console, seed_option
 from .console import fail as _fail
 from .errors import ScenarioError
+from .schema import U32_MAX
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
+
 
 def _flags_show_no_type() -> None:
     """Recent typer prints a type column for every option, so each flag (``--fresh``,
@@ -119,7 +121,7 @@ def _num(v: Any) -> str:
 @friendly
 def run(
     file: Path = typer.Argument(..., help="Scenario TOML file."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed (default: the scenario's first seed)."),
+    seed: Optional[int] = typer.Option(None, "--seed", parser=seed_option, metavar="INTEGER", help="Seed (default: the scenario's first seed)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write results.parquet, flows/links tables and config.json here."),
     set_: Optional[list[str]] = typer.Option(None, "--set", "-s", help="PATH=VALUE override, e.g. flows.conn.count=4 or scheme=spand (repeatable)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar (simulated time) on a terminal."),
@@ -218,7 +220,7 @@ def _write_run(out: Path, sc: Any, point: dict[str, Any], seed: int, df: Any, re
 @friendly
 def sweep(
     file: Path = typer.Argument(..., help="Scenario TOML file with a \\[sweep] table (or none: seeds only)."),
-    jobs: int = typer.Option(2, "--jobs", "-j", min=1, help="Parallel simulations."),
+    jobs: int = typer.Option(2, "--jobs", "-j", parser=integer(1), metavar="INTEGER", help="Parallel simulations."),
     backend: str = typer.Option("local", "--backend", help="local (process pool) or ray."),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster address (default: start a local cluster)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/<scenario name>)."),
@@ -259,8 +261,16 @@ def plot(
     metric: str = typer.Option("completion_s", "--metric", help="Column to average."),
 ) -> None:
     """Mean completion time with 95% CI across seeds vs the swept axis -> DIR/plots/*.png."""
+    from .errors import Problem, suggest
     from .plot import make_plots
+    from .sweeper import load_results
 
+    df, meta = load_results(dir)
+    not_metrics = {"seed", "round", *meta.get("axes", {})}
+    metrics = [c for c, t in df.schema.items() if t.is_numeric() and c not in not_metrics]
+    if metric not in metrics:
+        raise ScenarioError(str(dir), [Problem("--metric", f"not a numeric result column; metrics: {', '.join(metrics)}",
+                                               metric, suggest(metric, metrics))])
     for p in make_plots(dir, metric=metric, x=x):
         out_console.print(f"wrote {p}", highlight=False)
 
@@ -290,7 +300,7 @@ def trace(
     link: Optional[str] = typer.Option(None, "--link", help="Link 'a->b' (node names) for the pcap; both directions are captured. Default: the first link of the configuration, which need not be the bottleneck; the links are listed after the run and when the name is wrong."),
     event: str = typer.Option("-", "--event", help="Where on the link the pcap captures: '-' transmission start, after the queue (default); '+' arrival at the queue, before drops; 'r' reception at the far end; 'd' drops only."),
     full: bool = typer.Option(False, "--full", help="Capture whole (zero-filled) payloads, not only headers."),
-    seed: Optional[int] = typer.Option(None, "--seed"),
+    seed: Optional[int] = typer.Option(None, "--seed", parser=seed_option, metavar="INTEGER"),
     set_: Optional[list[str]] = typer.Option(None, "--set", "-s", help="PATH=VALUE override (repeatable)."),
 ) -> None:
     """Run with packet tracing and export a pcap (Wireshark, tcptrace) and/or the events."""
@@ -351,13 +361,13 @@ def _link_list(names: list[str]) -> str:
 @friendly
 def iw(
     size: str = typer.Option(..., "--size", help="Transfer size F: packets (30) or bytes with a unit (30KB)."),
-    wc: int = typer.Option(20, "--wc", min=1, help="W_c: packets the path holds (window estimate)."),
-    delack: float = typer.Option(1.0, "--delack", help="b: packets covered by one ack (1, or 2 with delayed acks)."),
+    wc: int = typer.Option(20, "--wc", parser=integer(1, U32_MAX), metavar="INTEGER", help="W_c: packets the path holds (window estimate)."),
+    delack: float = typer.Option(1.0, "--delack", help="b: packets covered by one ack (1, or 2 with delayed acks; 1 <= b <= W_c)."),
     no_shift: bool = typer.Option(False, "--no-shift", help="Report the window without the Eq. (4) shift."),
     mss: str = typer.Option("1KB", "--mss", help="Segment payload size, to convert a size in bytes to packets."),
-    iw_ss: int = typer.Option(2, "--iw", min=1, help="Initial window of the slow-start comparison (ns-2 windowInit_)."),
+    iw_ss: int = typer.Option(2, "--iw", parser=integer(1, U32_MAX), metavar="INTEGER", help="Initial window of the slow-start comparison (ns-2 windowInit_)."),
     policy: str = typer.Option("eq2", "--policy", help="Infeasible policy: eq2 (default) or one."),
-    max_window: int = typer.Option(0, "--max-window", min=0, help="Cap on the window (0: none)."),
+    max_window: int = typer.Option(0, "--max-window", parser=integer(0, U32_MAX), metavar="INTEGER", help="Cap on the window (0: none)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """TCP/SPAND's optimal initial window for a transfer, and the RTTs it saves over slow start."""
@@ -368,6 +378,9 @@ def iw(
     f = _packets(size, mss, parse_size)
     if policy not in ("eq2", "one"):
         raise _fail(f"--policy {policy!r}: use eq2 or one")
+    if not (math.isfinite(delack) and 1 <= delack <= wc):
+        raise _fail(f"--delack = {delack:g}: b (packets covered by one ack) must be a number from 1 to W_c = {wc} "
+                    "(1: an ack per packet, 2: delayed acks)")
     d = c.cwnd_opt_detail(f, wc, delack, policy, max_window)
     chosen = d["cwnd_no_shift"] if no_shift else d["cwnd"]
     ca = c.ca_schedule(f, chosen, wc, delack)
@@ -435,7 +448,15 @@ def _packets(size: str, mss: str, parse_size: Callable[..., int]) -> int:
         f = -(-nbytes // seg)
     if f < 1:
         raise ScenarioError(None, f"--size {size!r}: the transfer must be at least one packet")
+    if f > IW_MAX_PACKETS:
+        # The schedules list every RTT (about F / W_c of them): bounded so that the answer is quick.
+        raise ScenarioError(None, f"--size = {size!r}: {f} packets; at most {IW_MAX_PACKETS} packets "
+                                  f"({IW_MAX_PACKETS // 1000} MB of 1 KB segments) are accepted")
     return f
+
+
+#: Largest transfer `iw` accepts (packets): its schedules list every RTT.
+IW_MAX_PACKETS = 10**6
 
 
 # --- bench -------------------------------------------------------------------------
@@ -446,7 +467,7 @@ def _packets(size: str, mss: str, parse_size: Callable[..., int]) -> int:
 def bench(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     workload: Optional[list[str]] = typer.Option(None, "--workload", "-w", help="Workloads to run (a, b, c; default all)."),
-    repeat: int = typer.Option(1, "--repeat", min=1, help="Runs per workload, of the core and of ns-2 (the best wall time of each counts)."),
+    repeat: int = typer.Option(1, "--repeat", parser=integer(1), metavar="INTEGER", help="Runs per workload, of the core and of ns-2 (the best wall time of each counts)."),
     no_ns2: bool = typer.Option(False, "--no-ns2", help="Do not run ns-2 even if it is on the PATH."),
     root: Optional[Path] = typer.Option(None, "--root", help="Repository root (default: found from the working directory)."),
 ) -> None:
@@ -516,7 +537,7 @@ def check(
 @friendly
 def config(
     file: Path = typer.Argument(..., help="Scenario TOML file."),
-    seed: Optional[int] = typer.Option(None, "--seed"),
+    seed: Optional[int] = typer.Option(None, "--seed", parser=seed_option, metavar="INTEGER"),
     set_: Optional[list[str]] = typer.Option(None, "--set", "-s", help="PATH=VALUE (a sweep point: scheme=..., axis=value)."),
     resolved: bool = typer.Option(True, "--resolved/--raw", help="Fill every core default (needs the compiled core)."),
 ) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Optional, TypeVar
 
 import typer
 from rich.console import Console
@@ -18,7 +18,8 @@ from rich.markup import escape
 from .errors import ScenarioError, SimulationError
 from .units import UnitError
 
-__all__ = ["out_console", "err_console", "fail", "friendly", "EXIT_USAGE", "EXIT_FAILURE", "EXIT_INTERRUPTED"]
+__all__ = ["out_console", "err_console", "fail", "friendly", "integer", "seed_option", "EXIT_USAGE", "EXIT_FAILURE",
+           "EXIT_INTERRUPTED"]
 
 #: A user mistake (bad scenario, option, value): the message says what to change.
 EXIT_USAGE = 2
@@ -89,3 +90,38 @@ def friendly(fn: F) -> F:
             raise fail(str(e), EXIT_FAILURE) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+# --- option parsers: messages that name the option (typer adds it) and the value ---------
+
+
+def integer(lo: Optional[int] = None, hi: Optional[int] = None) -> Callable[[str], int]:
+    """A typer ``parser=`` for an integer option within [lo, hi]; a bad value is reported
+    with the value itself (typer's own checks name only the bound)."""
+
+    def parse(text: Any) -> int:
+        if isinstance(text, int) and not isinstance(text, bool):  # a default
+            return text
+        try:
+            value = int(str(text).strip(), 10)
+        except ValueError:
+            raise typer.BadParameter(f"{text!r} is not an integer") from None
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            rng = f"from {lo} to {hi}" if lo is not None and hi is not None else (
+                f"at least {lo}" if lo is not None else f"at most {hi}")
+            raise typer.BadParameter(f"{text!r} is out of range: give an integer {rng}")
+        return value
+
+    return parse
+
+
+def seed_option(text: Any) -> int:
+    """``--seed``: an integer checked by the same rule as ``seeds = [...]``
+    (:func:`shortflow.schema.check_seed`)."""
+    from .schema import check_seed
+
+    value = integer()(text)
+    try:
+        return check_seed(value, "--seed")
+    except ScenarioError as e:
+        raise typer.BadParameter(f"{text!r}: {e.problems[0].message}") from None

@@ -12,6 +12,7 @@ The core's configuration errors are made precise here: serde's "invalid value: i
 from __future__ import annotations
 
 import json
+import math
 import re
 from types import ModuleType
 from typing import Any, Callable, Mapping, Optional
@@ -58,8 +59,24 @@ def _config_text(config: Mapping[str, Any] | str) -> str:
         raise TypeError(f"'config' must be a SimConfig dict or its JSON text, not {type(config).__name__}")
     try:
         return json.dumps(config, allow_nan=False)
-    except (TypeError, ValueError) as e:
+    except ValueError:  # NaN or an infinity somewhere: name it
+        where, value = _non_finite(config) or ("(the configuration)", float("nan"))
+        raise SimulationError(f"{where} = {value}: not a finite number (the core's JSON cannot carry NaN or "
+                              "infinities)") from None
+    except TypeError as e:
         raise SimulationError(f"the configuration cannot be written as JSON: {e}") from None
+
+
+def _non_finite(o: Any, path: str = "") -> Optional[tuple[str, float]]:
+    """The path and value of the first NaN or infinity in a configuration."""
+    if isinstance(o, float) and not math.isfinite(o):
+        return path or "(the configuration)", o
+    items = o.items() if isinstance(o, Mapping) else enumerate(o) if isinstance(o, (list, tuple)) else ()
+    for k, v in items:
+        hit = _non_finite(v, f"{path}[{k}]" if isinstance(k, int) else (f"{path}.{k}" if path else str(k)))
+        if hit:
+            return hit
+    return None
 
 
 def resolve_json(config: Mapping[str, Any] | str) -> str:
@@ -99,6 +116,7 @@ def run_config(config: Mapping[str, Any] | str,
 
 _AT = re.compile(r"\s*at line (\d+) column (\d+)\s*$")
 _PREFIX = re.compile(r"^invalid simulation configuration:\s*")
+_QUOTED_VALUE = re.compile(r"(?:integer|floating point) `([^`]*)`|string \"([^\"]*)\"")
 _UNKNOWN = re.compile(r"unknown field `([^`]*)`")
 _CORE_PATH = re.compile(r"^(?P<list>[a-z_]+)\[(?P<i>\d+)\]")
 
@@ -207,6 +225,17 @@ def describe_core_error(message: str, config_text: str) -> str:
                 start, end, path = max(items, key=lambda sp: sp[1])
         base = msg[: m.start()]
         value = config_text[start:end]
+        if value.startswith(("{", "[")):
+            # A tagged table (queue, app) is read whole, so serde points at its end: find
+            # the one value inside it that the message quotes (`4294967296`, "x").
+            quoted = _QUOTED_VALUE.search(base)
+            if quoted:
+                q = quoted.group(1) or json.dumps(quoted.group(2))
+                inner = [sp for sp in spans if sp[0] >= start and sp[1] <= end and len(sp[2]) > len(path)
+                         and config_text[sp[0]:sp[1]] == q]
+                if len(inner) == 1:
+                    start, end, path = inner[0]
+                    value = config_text[start:end]
         unknown = _UNKNOWN.match(base)
         if unknown and value.startswith("{"):  # the position is in the key: name it
             path = path + [unknown.group(1)]

@@ -227,7 +227,9 @@ class RedQueue(KindModel):
     #: ``targetdelay_`` (a time, e.g. "5ms").
     targetdelay: Optional[PosTime] = None
     idle_pktsize: Optional[Bytes] = None
-    cautious: Optional[Annotated[int, Field(ge=0, le=3)]] = None
+    cautious: Optional[Annotated[StrictInt, Field(ge=0, le=3)]] = None
+    #: ns-2 ``ns1_compat_``: do not reset the drop count after a forced drop.
+    ns1_compat: Optional[bool] = None
 
 
 class DropPriorityQueue(KindModel):

@@ -470,6 +470,24 @@ class _Builder:
             seen[addr] = name
         return dict(sorted(out.items()))
 
+    def starts_before_end(self, end: float) -> None:
+        """Nothing is silently left out of a run: an application that starts at or after
+        the end of the run, or a path whose round trip is longer than the whole run (no
+        transfer could finish), is an error."""
+        what_end = "duration" if self.m.duration is not None else "max_duration"
+        for path, t, what in _starts(self.m):
+            if t >= end:
+                self.fail(path, f"{what} at {t:g} s, not before the end of the run ({what_end} = {end:g} s)", t)
+        if self.m.flows:
+            rtt = _path_rtt(self.m)
+            if rtt is not None and rtt[2] >= end:
+                where, value, total = rtt
+                self.fail(where, f"the path's round-trip propagation delay is {total:g} s, not shorter than the whole "
+                                 f"run ({what_end} = {end:g} s): no transfer could finish", value)
+        for c in self.m.cross:
+            if c.stop is not None and c.stop <= c.start:
+                self.fail(f"cross.{c.name}.stop", f"not after start ({c.start:g} s): the source would never send", c.stop)
+
     def duration(self) -> tuple[float, bool]:
         m = self.m
         finite = any(isinstance(g.app, RoundsApp) or (isinstance(g.app, FtpApp) and g.app.size is not None) for g in m.flows)
@@ -479,6 +497,46 @@ class _Builder:
                 self.fail("duration", "required: no application is finite (rounds, or ftp with a size), so the run would never be done")
             return m.max_duration, True
         return m.duration, stop
+
+
+def _starts(m: ScenarioModel) -> list[tuple[str, float, str]]:
+    """(field path, time, what) of the first moment each application can send."""
+    out = []
+    for g in m.flows:
+        a, where = g.app, f"flows.{g.name}.app"
+        if isinstance(a, RoundsApp):
+            out.append((f"{where}.first_center", a.first_center - a.jitter / 2, "its first round starts"))
+        elif isinstance(a, FtpApp):
+            out.append((f"{where}.start", a.start, "it starts"))
+            if g.count > 1 and a.stagger > 0:
+                out.append((f"{where}.stagger", a.start + (g.count - 1) * a.stagger, "its last connection starts"))
+        elif isinstance(a, TelnetApp):
+            out.append((f"{where}.start", a.start, "it starts"))
+    for c in m.cross:
+        out.append((f"cross.{c.name}.start", c.start, "it starts"))
+    return out
+
+
+def _path_rtt(m: ScenarioModel) -> Optional[tuple[str, float, float]]:
+    """(field of the largest delay, its value, the round-trip propagation delay) of the
+    built-in topologies' end-to-end path (access, every hop, destination access)."""
+    t = m.topology
+    if not isinstance(t, (Dumbbell, Chain)):
+        return None
+    delays = [("topology.access.delay", t.access.delay)]
+    if t.dst_access is not None:
+        delays.append(("topology.dst_access.delay", t.dst_access.delay))
+    else:
+        delays.append(("topology.access.delay", t.access.delay))
+    if isinstance(t, Dumbbell):
+        delays.append(("topology.bottleneck.delay", t.bottleneck.delay))
+    elif t.hops is not None:
+        delays += [(f"topology.hops[{i}].delay", h.delay) for i, h in enumerate(t.hops)]
+    else:
+        assert t.bottleneck is not None
+        delays += [("topology.bottleneck.delay", t.bottleneck.delay)] * (t.routers - 1)
+    where, value = max(delays, key=lambda d: d[1])
+    return where, value, 2 * sum(d for _, d in delays)
 
 
 def _clean(x: float) -> float:
@@ -501,6 +559,7 @@ def build_sim_config(m: ScenarioModel, seed: int, source: Optional[str] = None) 
     b.tcp_flows()
     b.cross()
     duration_s, stop = b.duration()
+    b.starts_before_end(duration_s)
     gws = b.gateways()
     trace = b.trace()
     addresses = b.final_addresses()

@@ -254,6 +254,17 @@ SCENARIO_CASES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
      "'10.2.0.0/32'"),
     ("conflict-duplicate-address", put("addresses", {"r1": "10.0.0.9", "r2": "10.0.0.9"}), "addresses.r2",
      "'10.0.0.9'"),
+    # nothing silently left out of the run (starts after its end, a round trip longer than it)
+    ("run-first-round-after-end", both(put("duration", "1s"), put(f"{APP}.first_center", "5s")),
+     f"{APP}.first_center", "= 4.5"),
+    ("run-ftp-after-end", both(put("duration", "10s"), put(APP, {"kind": "ftp", "start": "20s"})), f"{APP}.start",
+     "= 20.0"),
+    ("run-stagger-beyond-end", both(put("duration", "10s"), put(APP, {"kind": "ftp", "stagger": "20s"})),
+     f"{APP}.stagger", "= 20.0"),
+    ("run-rtt-longer-than-run", put(f"{BN}.delay", "100000s"), f"{BN}.delay", "= 100000.0"),
+    ("run-cross-after-end", both(put("duration", "10s"), add_cross(**ONOFF, start="20s")), "cross.web.start",
+     "= 20.0"),
+    ("run-cross-stop-before-start", add_cross(**ONOFF, start="5s", stop="2s"), "cross.web.stop", "= 2.0"),
     # typos and unknown names (with the nearest valid name)
     ("typo-top-level", put("flow", []), "flow", "did you mean 'flows'"),
     ("typo-tcp-knob", put("tcp.windw", 10), "tcp.windw", "did you mean 'window'"),

@@ -21,6 +21,8 @@ from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import (
     BaseModel,
+    TypeAdapter,
+    ValidationError,
     StrictInt,
     BeforeValidator,
     ConfigDict,
@@ -86,6 +88,7 @@ NonNegInt = Annotated[StrictInt, Field(ge=0, le=U32_MAX)]
 I32 = Annotated[StrictInt, Field(ge=-I32_MAX - 1, le=I32_MAX)]
 #: A seed: 0 <= seed <= 2^63 - 1 (strict integer).
 Seed = Annotated[StrictInt, Field(ge=0, le=MAX_SEED)]
+_SEED: TypeAdapter[int] = TypeAdapter(Seed)
 #: Names of flow groups, cross groups, gateways: they become node and flow names.
 Name = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$", max_length=64)]
 Variant = Literal["tahoe", "reno", "newreno"]
@@ -117,15 +120,16 @@ Address = Annotated[str, BeforeValidator(_address)]
 
 def check_seed(value: Any, where: str = "seed") -> int:
     """A seed given outside a scenario file (``--seed``, ``Scenario.run(seed=...)``),
-    checked against the same :data:`Seed` type as ``seeds = [...]``. Raises
+    checked by the same :data:`Seed` type as ``seeds = [...]``. Raises
     :class:`~shortflow.errors.ScenarioError` naming ``where`` and the value."""
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_SEED:
-        return int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
-        msg = f"expected an integer, not {errors._type_name(value)}"
-    else:
-        msg = f"out of range: a seed is an integer from 0 to {MAX_SEED} (2^63 - 1)"
-    raise errors.ScenarioError(None, [errors.Problem(where, msg, value)])
+    try:
+        return _SEED.validate_python(value)
+    except ValidationError as e:
+        problems = errors.from_validation_error(e, value, base_path=where)
+        for p in problems:
+            if p.message.startswith("must be"):
+                p.message = f"out of range: a seed is an integer from 0 to {MAX_SEED} (2^63 - 1)"
+        raise errors.ScenarioError(None, problems) from None
 
 
 class Model(BaseModel):

@@ -490,6 +490,39 @@ def test_iw_large_transfer_answers_quickly() -> None:
     assert d["F"] == 10**6 and d["rtts_slow_start"] == len(d["schedule_slow_start"]) > 0
 
 
+# --- through the installed entry point (a process of its own, with a timeout) ----------------
+
+ENTRY_CASES = [
+    ("entry-not-utf8", lambda d: ["check", _bytes_file(d, b'name = "\xff"\n')], "not UTF-8", "0xff"),
+    ("entry-seed-u64", lambda d: ["run", _bytes_file(d, document(BASE).encode()), "--seed", str(2**64 - 1)],
+     "--seed", str(2**64 - 1)),
+    ("entry-iw-huge", lambda d: ["iw", "--size", "1e9KB"], "--size", "'1e9KB'"),
+    ("entry-memory", lambda d: ["check", _bytes_file(d, document(dict(BASE, flows=[dict(BASE["flows"][0],
+                                                                                            count=10**8)])).encode())],
+     "flows.conn.count", "100000000"),
+]
+
+
+def _bytes_file(d: Path, data: bytes) -> str:
+    p = d / "s.toml"
+    p.write_bytes(data)
+    return str(p)
+
+
+@pytest.mark.parametrize("case", ENTRY_CASES, ids=[c[0] for c in ENTRY_CASES])
+def test_entry_point(tmp_path: Path, subprocess_env: dict[str, str], case: tuple[str, Any, str, str]) -> None:
+    import subprocess
+    import sys
+
+    _, argv, field, value = case
+    p = subprocess.run([sys.executable, "-m", "shortflow", *argv(tmp_path)], capture_output=True, text=True,
+                       timeout=CASE_TIMEOUT_S, env=subprocess_env)
+    out = " ".join((p.stdout + p.stderr).split())
+    clean(out)
+    assert p.returncode == 2, out
+    assert field in out and value in out, f"expected {field!r} and {value!r} in: {out}"
+
+
 # --- the Python API -------------------------------------------------------------------------
 
 
@@ -579,6 +612,6 @@ def test_core_rejects(core, scenario: Scenario, case: tuple[str, Callable[..., N
 
 def test_suite_size() -> None:
     """The issue asks for at least 100 cases; count them so that the number is not lost."""
-    n = (len(SCENARIO_CASES) + len(FILE_CASES) + len(CLI_CASES) + len(API_CASES) + len(CORE_CASES)
-         + 3)  # missing file/directory, memory estimate, iw large transfer
+    n = (len(SCENARIO_CASES) + len(FILE_CASES) + len(CLI_CASES) + len(ENTRY_CASES) + len(API_CASES)
+         + len(CORE_CASES) + 3)  # missing file/directory, memory estimate, iw large transfer
     assert n >= 100, n

@@ -10,22 +10,28 @@ VPIP   := $(VPY) -m pip
 SF     := $(VENV)/bin/shortflow
 CARGO  ?= cargo
 
-.PHONY: all install native demo test test-rust test-python test-repro bench goldens repro-spand clean
+.PHONY: all install native demo test test-rust test-python test-tools test-repro bench goldens repro-spand clean
 
 all: install
 
 # ---- installation ---------------------------------------------------------
 $(VENV)/.deps: pyproject.toml
 	@command -v $(CARGO) >/dev/null || { echo "error: cargo (Rust >= 1.80) is needed: install it with rustup" >&2; exit 1; }
-	$(PYTHON) -m venv $(VENV)
-	$(VPIP) install -q --upgrade pip
-	$(VPIP) install -q "maturin>=1.5,<2"
-	$(VPIP) install -q -e ".[test,ray]"
+	@echo "installing the Python package and its dependencies (with Ray and the test tools) into $(VENV)"
+	@$(PYTHON) -m venv $(VENV)
+	@$(VPIP) install -q --disable-pip-version-check --upgrade pip
+	@$(VPIP) install -q --disable-pip-version-check "maturin>=1.5,<2"
+	@$(VPIP) install -q --disable-pip-version-check -e ".[test,ray]"
 	@touch $@
 
-# Rebuild the native module (release) when Rust sources changed.
+# Rebuild the native module (release) in place when Rust sources changed. The package
+# and its dependencies are installed above; --skip-install keeps maturin from running pip
+# again (which listed every requirement and "Ignoring ray" for the extras it was not given).
+# Its output is shown only when the build fails.
 native: $(VENV)/.deps
-	$(VENV)/bin/maturin develop --release -q -m crates/shortflow-py/Cargo.toml
+	@echo "building the simulator core (Rust, release)"
+	@out=$$($(VENV)/bin/maturin develop --release -q --skip-install -m crates/shortflow-py/Cargo.toml 2>&1) \
+		|| { printf '%s\n' "$$out" >&2; exit 1; }
 
 install: native
 
@@ -39,8 +45,23 @@ test: test-rust test-python test-repro
 test-rust:
 	$(CARGO) test --release -p shortflow-core
 
-test-python: install
+test-python: install test-tools
 	$(VPY) -m pytest -q tests/python
+
+# tshark and tcptrace check the pcap export (tests/python/test_pcap.py skips those checks
+# without them). Installed with apt-get only when missing, only as root with apt-get;
+# non-interactive, and the wireshark-common question about capturing as non-root is
+# pre-answered (no).
+test-tools:
+	@if command -v tshark >/dev/null && command -v tcptrace >/dev/null; then :; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+		echo "installing tshark and tcptrace (apt-get) for the pcap tests"; \
+		echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections 2>/dev/null; \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark tcptrace >/dev/null; } \
+			|| echo "warning: could not install tshark/tcptrace: the pcap tool checks will be skipped" >&2; \
+	else \
+		echo "note: tshark/tcptrace are missing (install them as root: apt-get install tshark tcptrace); the pcap tool checks will be skipped" >&2; \
+	fi
 
 # The TCP/SPAND reproduction end to end at reduced size (about a minute on 2 cores):
 # every figure and every claim must be produced (claims may fail; that is reported).

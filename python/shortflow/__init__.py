@@ -15,33 +15,12 @@ with a resumable cache and draws the results.
 
 from __future__ import annotations
 
+from .api import run_config, sweep
 from .errors import ScenarioError, SimulationError
+from .results import RunResults
+from .scenario import Scenario, load
 from .units import UnitError, parse_rate, parse_size, parse_time
-
-
-def _version() -> str:
-    try:
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            return version("shortflow")
-        except PackageNotFoundError:
-            pass
-    except ImportError:  # pragma: no cover
-        pass
-    try:
-        from ._core import version as core_version  # type: ignore[attr-defined]
-
-        return core_version()
-    except ImportError:
-        return "0+unknown"
-
-
-__version__: str = _version()
-
-from .api import run_config, sweep  # noqa: E402
-from .results import RunResults  # noqa: E402
-from .scenario import Scenario, load  # noqa: E402
+from .version import __version__
 
 __all__ = [
     "__version__",

@@ -1,6 +1,6 @@
 """Type stubs of the compiled core (crates/shortflow-py/src/lib.rs)."""
 
-from typing import Literal, Optional, TypedDict
+from typing import Callable, Literal, Optional, TypedDict
 
 __version__: str
 
@@ -13,9 +13,17 @@ class CwndOptDetail(TypedDict):
     r: float
     feasible: bool
 
-def run(config_json: str) -> str:
-    """Run one simulation (GIL released): SimConfig JSON in, RunResults JSON out.
-    Raises ValueError("field = value: message") for a bad configuration."""
+def run(
+    config_json: str,
+    progress: Optional[Callable[[int, float, float], None]] = None,
+    slice_events: Optional[int] = None,
+) -> str:
+    """Run one simulation: SimConfig JSON in, RunResults JSON out. Runs in slices of
+    about 20 ms with the GIL released; between slices Ctrl-C raises KeyboardInterrupt
+    and ``progress(events, sim_time_s, duration_s)`` is called (at most every 100 ms,
+    and once at the end). ``slice_events`` fixes the slice length (tests). Results do
+    not depend on the slicing. Raises ValueError("field = value: message") for a bad
+    configuration."""
 
 def resolve(config_json: str) -> str:
     """The configuration with every default filled in, as JSON."""

@@ -120,7 +120,7 @@ def run_benchmarks(
     """Run each workload through the core and, when ``ns`` is on the PATH and ``ns2`` is
     true, through ns-2, each ``repeat`` times; the best wall-clock time of each counts. Returns
     ``{"workloads": {w: {pkts_per_s, ns2_pkts_per_s, ratio, ...}}, ...}``."""
-    from . import __version__
+    from .version import __version__
     from .native import core
 
     root = root or find_root()

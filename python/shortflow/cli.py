@@ -7,26 +7,47 @@ run again. Set ``SHORTFLOW_DEBUG=1`` to see Python tracebacks.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Optional, TypeVar
+from typing import Any, Callable, Optional
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-from .errors import ScenarioError, SimulationError
-from .units import UnitError
+from .console import EXIT_INTERRUPTED, err_console, friendly, integer, out_console, seed_option
+from .console import fail as _fail
+from .errors import ScenarioError
+from .schema import U32_MAX
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
+
+
+def _flags_show_no_type() -> None:
+    """Recent typer prints a type column for every option, so each flag (``--fresh``,
+    ``--progress/--no-progress``, even ``--help``) read ``<bool>`` as if it took a value.
+    A flag takes none: show no type for it (every command, mounted sub-apps included)."""
+    from typer.core import TyperOption
+
+    shown = getattr(TyperOption, "display_type_rich", None)
+    if shown is None or getattr(shown, "_flags_show_no_type", False):
+        return
+
+    def display_type_rich(self: Any, ctx: Any) -> Optional[str]:
+        if self.is_flag and not self.count:
+            return None
+        return shown(self, ctx)
+
+    display_type_rich._flags_show_no_type = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_flags_show_no_type()
 
 app = typer.Typer(
     name="shortflow",
@@ -37,58 +58,8 @@ app = typer.Typer(
     rich_markup_mode="rich",
 )
 
-def _console(stderr: bool = False) -> Console:
-    c = Console(stderr=stderr, soft_wrap=True)
-    if not c.is_terminal and "COLUMNS" not in os.environ:
-        c = Console(stderr=stderr, soft_wrap=True, width=160)
-    return c
-
-
-out_console = _console()
-err_console = _console(stderr=True)
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
-
-
-def _fail(message: str, code: int = EXIT_USAGE) -> "typer.Exit":
-    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-    return typer.Exit(code)
-
-
-def friendly(fn: F) -> F:
-    """Turn expected errors into one message and an exit status, never a traceback."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from .sweeper import SweepInterrupted
-
-        try:
-            return fn(*args, **kwargs)
-        except (typer.Exit, typer.Abort):
-            raise
-        except SweepInterrupted as e:
-            err_console.print(f"[yellow]{escape(str(e))}[/]", highlight=False)
-            raise typer.Exit(EXIT_INTERRUPTED) from None
-        except KeyboardInterrupt:
-            err_console.print("[yellow]interrupted[/]")
-            raise typer.Exit(EXIT_INTERRUPTED) from None
-        except (ScenarioError, UnitError, SimulationError) as e:
-            if os.environ.get("SHORTFLOW_DEBUG"):
-                raise
-            raise _fail(str(e)) from None
-        except ImportError as e:
-            if os.environ.get("SHORTFLOW_DEBUG"):
-                raise
-            raise _fail(str(e), 1) from None
-        except FileNotFoundError as e:
-            if os.environ.get("SHORTFLOW_DEBUG"):
-                raise
-            raise _fail(str(e)) from None
-
-    return wrapper  # type: ignore[return-value]
+# Consoles, exit statuses and `friendly` live in shortflow.console (shared with the
+# mounted sub-applications, which must not import this module: no import circle).
 
 
 def parse_sets(items: Optional[list[str]]) -> dict[str, Any]:
@@ -150,23 +121,37 @@ def _num(v: Any) -> str:
 @friendly
 def run(
     file: Path = typer.Argument(..., help="Scenario TOML file."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed (default: the scenario's first seed)."),
+    seed: Optional[int] = typer.Option(None, "--seed", parser=seed_option, metavar="INTEGER", help="Seed (default: the scenario's first seed)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write results.parquet, flows/links tables and config.json here."),
     set_: Optional[list[str]] = typer.Option(None, "--set", "-s", help="PATH=VALUE override, e.g. flows.conn.count=4 or scheme=spand (repeatable)."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar (simulated time) on a terminal."),
 ) -> None:
     """Run one point of a scenario (its base, or the point given with --set) for one seed."""
     import time
 
+    from .progress import run_config_progress, sim_time_bar
     from .scenario import annotate_transfers
+    from .sweeper import check_out_dir
 
     sc = _load(file)
     point = parse_sets(set_)
     s = seed if seed is not None else sc.seeds[0]
     cfg = sc.to_sim_config(point, s)
-    from .api import run_config
+    if out is not None:
+        check_out_dir(out, sc, fresh=False, what="run")
+    if sc.axes and not set(sc.axes) <= set(point):
+        n = len(sc.points())
+        fixed = ", ".join(f"{a}={v}" for a, v in point.items() if a in sc.axes)
+        err_console.print(
+            f"[yellow]note:[/] {file} has a \\[sweep] of {n} points ({', '.join(sc.axes)}); `run` runs one point only: "
+            + (f"the base scenario with {fixed}" if fixed else "the base scenario (no axis applied)")
+            + f". Run them all with: shortflow sweep {file}  (or pick one here with --set AXIS=VALUE)",
+            highlight=False)
 
     t0 = time.perf_counter()
-    res = run_config(cfg)
+    bar, update = sim_time_bar(err_console, f"{sc.name} seed {s}", enabled=progress and err_console.is_terminal)
+    with bar:
+        res = run_config_progress(cfg, update)
     wall = time.perf_counter() - t0
     df = annotate_transfers(res.transfers, sc.name, point, s, sc.axis_dtypes(point))
     label = ", ".join(f"{k}={v}" for k, v in point.items())
@@ -175,6 +160,7 @@ def run(
                       f"in {wall:.3g}s wall ({res.stats.get('events', 0)} events)", highlight=False)
     if df.height:
         out_console.print(_summary_table(df, ["group"], "completion time"))
+    _print_goodput(res, set(df["connection"].to_list()) if df.height else set())
     drops = res.links.filter(res.links["drops"] > 0)
     if drops.height:
         t = Table(title="links with drops", title_justify="left")
@@ -188,19 +174,43 @@ def run(
         out_console.print(f"wrote {out}/results.parquet, flows.parquet, links.parquet, config.json")
 
 
+def _print_goodput(res: Any, with_transfers: set[str], limit: int = 20) -> None:
+    """Goodput of the TCP flows without transfers to time (infinite FTP, Telnet)."""
+    from .stats import source_goodput
+    from .units import format_rate, format_size
+
+    g = source_goodput(res.flows, res.config, float(res.stats.get("sim_end_s") or 0.0), sorted(with_transfers))
+    if not g.height:
+        return
+    t = Table(title="flows without transfers to time (infinite ftp, telnet): goodput up to the end of the run",
+              title_justify="left", caption="goodput: payload bytes acknowledged x 8 / (end of run - application start)",
+              caption_justify="left")
+    for c in ("flow", "start (s)", "acked", "goodput", "rtx", "rto"):
+        t.add_column(c, justify="left" if c == "flow" else "right", no_wrap=True)
+    for r in g.head(limit).iter_rows(named=True):
+        t.add_row(r["flow"], f"{r['start_s']:g}", format_size(r["bytes_acked"]),
+                  format_rate(r["goodput_bps"]) if r["goodput_bps"] is not None else "–",
+                  str(r["retransmits"]), str(r["timeouts"]))
+    if g.height > limit:
+        total = g["goodput_bps"].sum()
+        t.add_row(f"... {g.height - limit} more", "", "", f"all {g.height}: {format_rate(total)}", "", "")
+    out_console.print(t)
+
+
 def _write_run(out: Path, sc: Any, point: dict[str, Any], seed: int, df: Any, res: Any) -> None:
+    from . import files
     from .scenario import point_label
 
-    out.mkdir(parents=True, exist_ok=True)
-    df.write_parquet(out / "results.parquet")
-    res.flows.write_parquet(out / "flows.parquet")
-    res.links.write_parquet(out / "links.parquet")
-    (out / "config.json").write_text(json.dumps(res.config, indent=2) + "\n")
+    files.ensure_dir(out)
+    files.write_parquet(out / "results.parquet", df)
+    files.write_parquet(out / "flows.parquet", res.flows)
+    files.write_parquet(out / "links.parquet", res.links)
+    files.write_json(out / "config.json", res.config)
     if sc.text is not None:
-        (out / "scenario.toml").write_text(sc.text)
+        files.write_text(out / "scenario.toml", sc.text)
     meta = {"scenario": sc.name, "description": sc.description, "source": sc.source,
             "axes": {k: [point_label(v)] for k, v in point.items()}, "seeds": [seed], "tasks": 1}
-    (out / "sweep.json").write_text(json.dumps(meta, indent=2) + "\n")
+    files.write_json(out / "sweep.json", meta)
 
 
 # --- sweep -------------------------------------------------------------------------
@@ -210,7 +220,7 @@ def _write_run(out: Path, sc: Any, point: dict[str, Any], seed: int, df: Any, re
 @friendly
 def sweep(
     file: Path = typer.Argument(..., help="Scenario TOML file with a \\[sweep] table (or none: seeds only)."),
-    jobs: int = typer.Option(2, "--jobs", "-j", min=1, help="Parallel simulations."),
+    jobs: int = typer.Option(2, "--jobs", "-j", parser=integer(1), metavar="INTEGER", help="Parallel simulations."),
     backend: str = typer.Option("local", "--backend", help="local (process pool) or ray."),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster address (default: start a local cluster)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/<scenario name>)."),
@@ -251,8 +261,16 @@ def plot(
     metric: str = typer.Option("completion_s", "--metric", help="Column to average."),
 ) -> None:
     """Mean completion time with 95% CI across seeds vs the swept axis -> DIR/plots/*.png."""
+    from .errors import Problem, suggest
     from .plot import make_plots
+    from .sweeper import load_results
 
+    df, meta = load_results(dir)
+    not_metrics = {"seed", "round", *meta.get("axes", {})}
+    metrics = [c for c, t in df.schema.items() if t.is_numeric() and c not in not_metrics]
+    if metric not in metrics:
+        raise ScenarioError(str(dir), [Problem("--metric", f"not a numeric result column; metrics: {', '.join(metrics)}",
+                                               metric, suggest(metric, metrics))])
     for p in make_plots(dir, metric=metric, x=x):
         out_console.print(f"wrote {p}", highlight=False)
 
@@ -279,10 +297,10 @@ def trace(
     file: Path = typer.Argument(..., help="Scenario TOML file."),
     pcap: Optional[Path] = typer.Option(None, "--pcap", help="Write a pcap of one link (both directions)."),
     events: Optional[Path] = typer.Option(None, "--events", help="Write every packet event (+ - d r) as Parquet."),
-    link: Optional[str] = typer.Option(None, "--link", help="Link 'a->b' for the pcap (default: the first link, e.g. the bottleneck)."),
-    event: str = typer.Option("-", "--event", help="Which event is captured in the pcap: '-' (transmission start) or 'r' (arrival)."),
+    link: Optional[str] = typer.Option(None, "--link", help="Link 'a->b' (node names) for the pcap; both directions are captured. Default: the first link of the configuration, which need not be the bottleneck; the links are listed after the run and when the name is wrong."),
+    event: str = typer.Option("-", "--event", help="Where on the link the pcap captures: '-' transmission start, after the queue (default); '+' arrival at the queue, before drops; 'r' reception at the far end; 'd' drops only."),
     full: bool = typer.Option(False, "--full", help="Capture whole (zero-filled) payloads, not only headers."),
-    seed: Optional[int] = typer.Option(None, "--seed"),
+    seed: Optional[int] = typer.Option(None, "--seed", parser=seed_option, metavar="INTEGER"),
     set_: Optional[list[str]] = typer.Option(None, "--set", "-s", help="PATH=VALUE override (repeatable)."),
 ) -> None:
     """Run with packet tracing and export a pcap (Wireshark, tcptrace) and/or the events."""
@@ -291,8 +309,10 @@ def trace(
 
     if pcap is None and events is None:
         raise _fail("nothing to write: give --pcap FILE and/or --events FILE")
-    if event not in ("-", "r", "+", "d"):
-        raise _fail(f"--event {event!r}: one of '-', 'r', '+', 'd'")
+    from .pcap import EVENTS
+
+    if event not in EVENTS:
+        raise _fail(f"--event {event!r}: one of {', '.join(repr(e) for e in EVENTS)}")
     sc = _load(file)
     point = parse_sets(set_)
     s = seed if seed is not None else sc.seeds[0]
@@ -307,7 +327,7 @@ def trace(
         from .errors import suggest
 
         hint = suggest(chosen, names)
-        raise _fail(f"--link {chosen!r}: no such link{f' (did you mean {hint!r}?)' if hint else ''}; links: {', '.join(names[:12])}{' ...' if len(names) > 12 else ''}")
+        raise _fail(f"--link {chosen!r}: no such link{f' (did you mean {hint!r}?)' if hint else ''}; links: {_link_list(names)}")
     a, b = chosen.split("->", 1)
     tr = dict(cfg.get("trace") or {})
     tr["packets"] = True
@@ -323,7 +343,15 @@ def trace(
         link_names = res.links["link"].to_list()
         idx = [i for i, n in enumerate(link_names) if n in (chosen, f"{b}->{a}")]
         n = write_pcap(pcap, res.packets, res.config, idx, event=event, snaplen=65535 if full else None)
-        out_console.print(f"wrote {pcap}: {n} packets on {chosen} and {b}->{a}", highlight=False)
+        out_console.print(f"wrote {pcap}: {n} packets on {chosen} and {b}->{a}, captured at '{event}' ({EVENTS[event]})",
+                          highlight=False)
+        if link is None:
+            out_console.print(f"(the configuration's first link; choose another with --link: {_link_list(names)})",
+                              highlight=False)
+
+
+def _link_list(names: list[str]) -> str:
+    return ", ".join(names[:12]) + (f" ... ({len(names)} in all)" if len(names) > 12 else "")
 
 
 # --- iw ----------------------------------------------------------------------------
@@ -333,13 +361,13 @@ def trace(
 @friendly
 def iw(
     size: str = typer.Option(..., "--size", help="Transfer size F: packets (30) or bytes with a unit (30KB)."),
-    wc: int = typer.Option(20, "--wc", min=1, help="W_c: packets the path holds (window estimate)."),
-    delack: float = typer.Option(1.0, "--delack", help="b: packets covered by one ack (1, or 2 with delayed acks)."),
+    wc: int = typer.Option(20, "--wc", parser=integer(1, U32_MAX), metavar="INTEGER", help="W_c: packets the path holds (window estimate)."),
+    delack: float = typer.Option(1.0, "--delack", help="b: packets covered by one ack (1, or 2 with delayed acks; 1 <= b <= W_c)."),
     no_shift: bool = typer.Option(False, "--no-shift", help="Report the window without the Eq. (4) shift."),
     mss: str = typer.Option("1KB", "--mss", help="Segment payload size, to convert a size in bytes to packets."),
-    iw_ss: int = typer.Option(2, "--iw", min=1, help="Initial window of the slow-start comparison (ns-2 windowInit_)."),
+    iw_ss: int = typer.Option(2, "--iw", parser=integer(1, U32_MAX), metavar="INTEGER", help="Initial window of the slow-start comparison (ns-2 windowInit_)."),
     policy: str = typer.Option("eq2", "--policy", help="Infeasible policy: eq2 (default) or one."),
-    max_window: int = typer.Option(0, "--max-window", min=0, help="Cap on the window (0: none)."),
+    max_window: int = typer.Option(0, "--max-window", parser=integer(0, U32_MAX), metavar="INTEGER", help="Cap on the window (0: none)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """TCP/SPAND's optimal initial window for a transfer, and the RTTs it saves over slow start."""
@@ -350,6 +378,9 @@ def iw(
     f = _packets(size, mss, parse_size)
     if policy not in ("eq2", "one"):
         raise _fail(f"--policy {policy!r}: use eq2 or one")
+    if not (math.isfinite(delack) and 1 <= delack <= wc):
+        raise _fail(f"--delack = {delack:g}: b (packets covered by one ack) must be a number from 1 to W_c = {wc} "
+                    "(1: an ack per packet, 2: delayed acks)")
     d = c.cwnd_opt_detail(f, wc, delack, policy, max_window)
     chosen = d["cwnd_no_shift"] if no_shift else d["cwnd"]
     ca = c.ca_schedule(f, chosen, wc, delack)
@@ -379,13 +410,19 @@ def iw(
         typer.echo(json.dumps(result))
         return
     out_console.print(
-        f"F = {f} packets, W_c = {wc}, b = {delack:g}: cwnd_opt = [bold]{d['cwnd']}[/] "
-        f"(without shift {d['cwnd_no_shift']}; F_E = {d['f_e']:g}, r = {d['r']:g}, m0 = {d['m0']}, "
-        f"Δ = {d['delta']}{'' if d['feasible'] else ', Eq. (3) infeasible: fallback'})",
+        f"transfer F = {f} packets; the path holds W_c = {wc} packets; b = {delack:g} packet(s) per ack\n"
+        f"optimal initial window cwnd_opt = [bold]{d['cwnd']}[/] packets "
+        f"({d['cwnd_no_shift']} without the Eq. (4) shift{'' if d['feasible'] else '; Eq. (3) has no solution: Eq. (2) fallback'})\n"
+        f"  F_E = {d['f_e']:g}: packets one congestion-avoidance epoch sends (Eq. 1)\n"
+        f"  r = {d['r']:g}: packets left after the whole epochs (F mod F_E), which the first window must cover\n"
+        f"  m0 = {d['m0'] if d['m0'] is not None else 'none'}: largest window whose climb to W_c sends r (Eq. 3)\n"
+        f"  Δ = {d['delta']}: Eq. (4) shift: the climb from m0 sends more than r, so it starts Δ packets lower "
+        "in as many round trips",
         highlight=False,
     )
     out_console.print(
-        f"RTTs: slow start from {iw_ss}: {len(ss)}, TCP/SPAND from {chosen}: {len(ca)} -> saves [bold]{len(ss) - len(ca)}[/]",
+        f"round trips to send F: slow start from a window of {iw_ss}: {len(ss)}; TCP/SPAND from {chosen}: {len(ca)} "
+        f"-> saves [bold]{len(ss) - len(ca)}[/]",
         highlight=False,
     )
     t = Table(title="packets per RTT", title_justify="left")
@@ -411,7 +448,15 @@ def _packets(size: str, mss: str, parse_size: Callable[..., int]) -> int:
         f = -(-nbytes // seg)
     if f < 1:
         raise ScenarioError(None, f"--size {size!r}: the transfer must be at least one packet")
+    if f > IW_MAX_PACKETS:
+        # The schedules list every RTT (about F / W_c of them): bounded so that the answer is quick.
+        raise ScenarioError(None, f"--size = {size!r}: {f} packets; at most {IW_MAX_PACKETS} packets "
+                                  f"({IW_MAX_PACKETS // 1000} MB of 1 KB segments) are accepted")
     return f
+
+
+#: Largest transfer `iw` accepts (packets): its schedules list every RTT.
+IW_MAX_PACKETS = 10**6
 
 
 # --- bench -------------------------------------------------------------------------
@@ -422,7 +467,7 @@ def _packets(size: str, mss: str, parse_size: Callable[..., int]) -> int:
 def bench(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     workload: Optional[list[str]] = typer.Option(None, "--workload", "-w", help="Workloads to run (a, b, c; default all)."),
-    repeat: int = typer.Option(1, "--repeat", min=1, help="Runs per workload, of the core and of ns-2 (the best wall time of each counts)."),
+    repeat: int = typer.Option(1, "--repeat", parser=integer(1), metavar="INTEGER", help="Runs per workload, of the core and of ns-2 (the best wall time of each counts)."),
     no_ns2: bool = typer.Option(False, "--no-ns2", help="Do not run ns-2 even if it is on the PATH."),
     root: Optional[Path] = typer.Option(None, "--root", help="Repository root (default: found from the working directory)."),
 ) -> None:
@@ -492,7 +537,7 @@ def check(
 @friendly
 def config(
     file: Path = typer.Argument(..., help="Scenario TOML file."),
-    seed: Optional[int] = typer.Option(None, "--seed"),
+    seed: Optional[int] = typer.Option(None, "--seed", parser=seed_option, metavar="INTEGER"),
     set_: Optional[list[str]] = typer.Option(None, "--set", "-s", help="PATH=VALUE (a sweep point: scheme=..., axis=value)."),
     resolved: bool = typer.Option(True, "--resolved/--raw", help="Fill every core default (needs the compiled core)."),
 ) -> None:
@@ -510,7 +555,7 @@ def config(
 
 def _version_callback(value: bool) -> None:
     if value:
-        from . import __version__
+        from .version import __version__
 
         try:
             from .native import core
@@ -544,8 +589,9 @@ def mount_logs(target: typer.Typer) -> bool:
 
         return False
     own_help = getattr(getattr(logs_app, "info", None), "help", None)
+    # typer shows no description when add_typer is given help=None: pass the text itself
     target.add_typer(logs_app, name="logs",
-                     help=None if isinstance(own_help, str) and own_help else "Analyze web access logs for scenarios.")
+                     help=own_help if isinstance(own_help, str) and own_help else "Analyze web access logs for scenarios.")
     return True
 
 

@@ -35,14 +35,16 @@ class Problem:
     suggestion: str | None = None
 
     def render(self) -> str:
-        loc = self.path or "(top level)"
         val = "" if self.value is _MISSING else f" = {_short(self.value)}"
         hint = f" (did you mean '{self.suggestion}'?)" if self.suggestion else ""
+        if not self.path and not val:  # about the whole file (not UTF-8, not TOML, ...)
+            return f"{self.message}{hint}"
+        loc = self.path or "(top level)"
         return f"{loc}{val}: {self.message}{hint}"
 
 
 def _short(v: Any, limit: int = 80) -> str:
-    s = repr(v)
+    s = "true" if v is True else "false" if v is False else repr(v)
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
@@ -82,6 +84,45 @@ class SimulationError(RuntimeError):
 
 # --- pydantic ValidationError -> Problems -------------------------------------------
 
+#: What a strict type error expected, by pydantic error type.
+_TYPE_NAMES = {
+    "int_type": "an integer",
+    "int_from_float": "an integer",
+    "float_type": "a number",
+    "bool_type": "true or false",
+    "string_type": "a string",
+    "list_type": "an array",
+    "dict_type": "a table",
+    "model_type": "a table",
+    "model_attributes_type": "a table",
+}
+
+
+#: Bound errors: pydantic type -> (wording, ctx key).
+_BOUNDS = {
+    "greater_than_equal": ("at least", "ge"),
+    "greater_than": ("greater than", "gt"),
+    "less_than_equal": ("at most", "le"),
+    "less_than": ("less than", "lt"),
+}
+
+
+def _type_name(v: Any) -> str:
+    """The TOML name of a value's type, for 'expected X, not Y'."""
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, int):
+        return "an integer"
+    if isinstance(v, float):
+        return "a number with a fraction" if v != int(v) else "a float"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, (list, tuple)):
+        return "an array"
+    if isinstance(v, dict):
+        return "a table"
+    return type(v).__name__
+
 _QUOTED = re.compile(r"'([^']*)'")
 
 
@@ -92,6 +133,7 @@ def _walk_path(loc: Sequence[Any], data: Any) -> tuple[str, Any]:
     ``topology.bottleneck``)."""
     parts: list[str] = []
     cur: Any = data
+    tag_skipped: Any = None  # the table whose union tag was last skipped (skip it once only)
     for item in loc:
         if isinstance(item, int) and isinstance(cur, list):
             nxt = cur[item] if 0 <= item < len(cur) else None
@@ -107,7 +149,8 @@ def _walk_path(loc: Sequence[Any], data: Any) -> tuple[str, Any]:
         if isinstance(cur, dict):
             # pydantic names the chosen member of a tagged union by its tag: the data's own
             # `kind` (checked first: an app of kind "rounds" also has a field "rounds").
-            if isinstance(item, str) and item == cur.get("kind"):
+            if isinstance(item, str) and item == cur.get("kind") and tag_skipped is not cur:
+                tag_skipped = cur
                 continue
             if item in cur:
                 parts.append(str(item))
@@ -160,6 +203,13 @@ def from_validation_error(exc: Any, data: Any, *, base_path: str = "") -> list[P
             msg = "unknown field; valid fields here: " + ", ".join(valid)
         elif typ == "extra_forbidden":
             msg = "unknown field"
+        elif typ in _TYPE_NAMES:
+            msg = f"expected {_TYPE_NAMES[typ]}, not {_type_name(value)}"
+        elif typ in _BOUNDS:
+            word, key = _BOUNDS[typ]
+            msg = f"must be {word} {ctx.get(key)}"
+        elif typ == "conflict":
+            value = ctx.get("value", value)
         elif typ == "missing":
             msg = "required field is missing"
             value = _MISSING

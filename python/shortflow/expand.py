@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ipaddress
 import itertools
+import os
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -33,12 +34,97 @@ from .schema import (
     ScenarioModel,
     SpandStartup,
     TelnetApp,
+    check_seed,
 )
 
-__all__ = ["build_sim_config", "DEFAULT_GATEWAY"]
+__all__ = ["build_sim_config", "DEFAULT_GATEWAY", "TCP_DEFAULTS", "estimate_memory", "available_memory",
+           "BYTES_PER_CONNECTION", "BYTES_PER_TRANSFER"]
 
 #: Name of the gateway created when SPAND start-up names none and none is declared.
 DEFAULT_GATEWAY = "gw"
+
+
+#: Core defaults (``config.rs``) that cross-field checks need before the core sees the
+#: configuration; ``tests/python/test_core_agreement.py`` asserts they equal the core's.
+TCP_DEFAULTS = {"minrto_s": 0.2, "maxrto_s": 60.0}
+
+# --- memory guard -------------------------------------------------------------------
+#: Estimated peak memory per connection (TCP or UDP) of one run, bytes. Measured on a
+#: dumbbell (each connection with its own host pair and two access links): about 1 KB in
+#: Python (expansion) and 5.7 KB in the core run (configuration JSON, parsed config,
+#: ~0.8 KB idle sender/sink state, ~2.8 KB host-pair links, results); rounded up to 8 KB.
+BYTES_PER_CONNECTION = 8 * 1024
+#: Estimated memory per transfer record (rounds x connections), bytes.
+BYTES_PER_TRANSFER = 256
+#: Fixed part of a run (interpreter, libraries, core), bytes.
+BYTES_BASE = 200 * 2**20
+
+
+def available_memory() -> Optional[int]:
+    """Bytes of memory available for new work (``MemAvailable`` of /proc/meminfo; the
+    environment variable ``SHORTFLOW_MEMORY_LIMIT`` (bytes) overrides it), or None when
+    unknown (no guard then)."""
+    env = os.environ.get("SHORTFLOW_MEMORY_LIMIT")
+    if env:
+        try:
+            return int(float(env))
+        except ValueError:
+            return None
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _connections(m: ScenarioModel) -> list[tuple[str, int, int]]:
+    """(path of the count, connections, transfers) per flow and cross group."""
+    out = []
+    nhops = 1
+    if isinstance(m.topology, Chain):
+        nhops = m.topology.routers - 1
+    for g in m.flows:
+        transfers = g.count * (g.app.rounds if isinstance(g.app, RoundsApp) else 1)
+        out.append((f"flows.{g.name}.count", g.count, transfers))
+    for c in m.cross:
+        copies = 1
+        if c.at == "each":
+            copies = nhops
+        elif isinstance(c.at, list):
+            copies = len(c.at)
+        out.append((f"cross.{c.name}.count", c.count * copies, 0))
+    return out
+
+
+def estimate_memory(m: ScenarioModel) -> int:
+    """Conservative estimate of one run's peak memory (bytes): see
+    :data:`BYTES_PER_CONNECTION`, :data:`BYTES_PER_TRANSFER`, :data:`BYTES_BASE`."""
+    conns = _connections(m)
+    return BYTES_BASE + sum(n * BYTES_PER_CONNECTION + t * BYTES_PER_TRANSFER for _, n, t in conns)
+
+
+def _check_memory(m: ScenarioModel, source: Optional[str]) -> None:
+    """Refuse a scenario whose estimated footprint exceeds the available memory (before
+    anything proportional to the number of connections is built)."""
+    need = estimate_memory(m)
+    avail = available_memory()
+    if avail is None or need <= avail:
+        return
+    conns = _connections(m)
+    total = sum(n for _, n, _ in conns)
+    path, n, _ = max(conns, key=lambda c: c[1])
+    raise ScenarioError(source, [Problem(
+        path,
+        f"{total} connections need about {_gib(need)} of memory (estimate: {BYTES_PER_CONNECTION // 1024} KiB per "
+        f"connection, {BYTES_PER_TRANSFER} B per transfer, {BYTES_BASE // 2**20} MiB base), more than the "
+        f"{_gib(avail)} available; reduce the count", n)])
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.3g} GiB" if n >= 2**30 else f"{n / 2**20:.3g} MiB"
 
 
 def _queue(q: Any) -> dict[str, Any]:
@@ -77,6 +163,7 @@ class _Builder:
     routers: list[str] = field(default_factory=list)
     builtin: bool = True
     gateways_used: set[str] = field(default_factory=set)
+    gateway_refs: dict[str, str] = field(default_factory=dict)
     addresses: dict[str, str] = field(default_factory=dict)
 
     def fail(self, path: str, message: str, value: Any = MISSING, candidates: Optional[list[str]] = None) -> None:
@@ -193,6 +280,7 @@ class _Builder:
                 tcp.update(g.tcp.to_core())
             if g.variant:
                 tcp["variant"] = g.variant
+            self.rto_bounds(where, g, tcp)
             sink: dict[str, Any] = {}
             if m.sink:
                 sink.update(m.sink.to_core())
@@ -214,6 +302,22 @@ class _Builder:
             if g.app is not None and names:
                 self.app(where, g, names)
 
+    def rto_bounds(self, where: str, g: FlowGroup, tcp: dict[str, Any]) -> None:
+        """minrto must not exceed maxrto (after merging [tcp], the group's tcp and the core's
+        defaults): the core would clamp every RTO to contradictory bounds."""
+        lo = tcp.get("minrto_s", TCP_DEFAULTS["minrto_s"])
+        hi = tcp.get("maxrto_s", TCP_DEFAULTS["maxrto_s"])
+        if lo > hi:
+            def origin(key: str, name: str) -> str:
+                if g.tcp is not None and getattr(g.tcp, name) is not None:
+                    return f"{where}.tcp.{name}"
+                if self.m.tcp is not None and getattr(self.m.tcp, name) is not None:
+                    return f"tcp.{name}"
+                return f"{name} (core default)"
+            self.fail(origin("minrto_s", "minrto"),
+                      f"minrto ({lo:g} s) is larger than maxrto ({hi:g} s, from {origin('maxrto_s', 'maxrto')}) "
+                      f"for flow group {g.name!r}", lo)
+
     def startup(self, where: str, g: FlowGroup, declared: list[str]) -> Optional[dict[str, Any]]:
         st = g.startup
         if st is None:
@@ -230,6 +334,14 @@ class _Builder:
                 gw = declared[0] if declared else DEFAULT_GATEWAY
         elif declared and gw not in declared:
             self.fail(f"{where}.startup.gateway", "unknown gateway; declare it as [gateways.NAME]", gw, declared)
+        if not declared:
+            # Implicit gateways are created by name: names differing only in case are a typo.
+            for other, other_where in self.gateway_refs.items():
+                if other != gw and other.lower() == gw.lower():
+                    self.fail(f"{where}.startup.gateway",
+                              f"differs from gateway {other!r} ({other_where}) only in case; gateway names are "
+                              "case-sensitive and no [gateways] table declares them: use one spelling", gw)
+        self.gateway_refs.setdefault(gw, f"{where}.startup.gateway")
         d["gateway"] = gw
         self.gateways_used.add(gw)
         return d
@@ -358,6 +470,24 @@ class _Builder:
             seen[addr] = name
         return dict(sorted(out.items()))
 
+    def starts_before_end(self, end: float) -> None:
+        """Nothing is silently left out of a run: an application that starts at or after
+        the end of the run, or a path whose round trip is longer than the whole run (no
+        transfer could finish), is an error."""
+        what_end = "duration" if self.m.duration is not None else "max_duration"
+        for path, t, what in _starts(self.m):
+            if t >= end:
+                self.fail(path, f"{what} at {t:g} s, not before the end of the run ({what_end} = {end:g} s)", t)
+        if self.m.flows:
+            rtt = _path_rtt(self.m)
+            if rtt is not None and rtt[2] >= end:
+                where, value, total = rtt
+                self.fail(where, f"the path's round-trip propagation delay is {total:g} s, not shorter than the whole "
+                                 f"run ({what_end} = {end:g} s): no transfer could finish", value)
+        for c in self.m.cross:
+            if c.stop is not None and c.stop <= c.start:
+                self.fail(f"cross.{c.name}.stop", f"not after start ({c.start:g} s): the source would never send", c.stop)
+
     def duration(self) -> tuple[float, bool]:
         m = self.m
         finite = any(isinstance(g.app, RoundsApp) or (isinstance(g.app, FtpApp) and g.app.size is not None) for g in m.flows)
@@ -369,6 +499,46 @@ class _Builder:
         return m.duration, stop
 
 
+def _starts(m: ScenarioModel) -> list[tuple[str, float, str]]:
+    """(field path, time, what) of the first moment each application can send."""
+    out = []
+    for g in m.flows:
+        a, where = g.app, f"flows.{g.name}.app"
+        if isinstance(a, RoundsApp):
+            out.append((f"{where}.first_center", a.first_center - a.jitter / 2, "its first round starts"))
+        elif isinstance(a, FtpApp):
+            out.append((f"{where}.start", a.start, "it starts"))
+            if g.count > 1 and a.stagger > 0:
+                out.append((f"{where}.stagger", a.start + (g.count - 1) * a.stagger, "its last connection starts"))
+        elif isinstance(a, TelnetApp):
+            out.append((f"{where}.start", a.start, "it starts"))
+    for c in m.cross:
+        out.append((f"cross.{c.name}.start", c.start, "it starts"))
+    return out
+
+
+def _path_rtt(m: ScenarioModel) -> Optional[tuple[str, float, float]]:
+    """(field of the largest delay, its value, the round-trip propagation delay) of the
+    built-in topologies' end-to-end path (access, every hop, destination access)."""
+    t = m.topology
+    if not isinstance(t, (Dumbbell, Chain)):
+        return None
+    delays = [("topology.access.delay", t.access.delay)]
+    if t.dst_access is not None:
+        delays.append(("topology.dst_access.delay", t.dst_access.delay))
+    else:
+        delays.append(("topology.access.delay", t.access.delay))
+    if isinstance(t, Dumbbell):
+        delays.append(("topology.bottleneck.delay", t.bottleneck.delay))
+    elif t.hops is not None:
+        delays += [(f"topology.hops[{i}].delay", h.delay) for i, h in enumerate(t.hops)]
+    else:
+        assert t.bottleneck is not None
+        delays += [("topology.bottleneck.delay", t.bottleneck.delay)] * (t.routers - 1)
+    where, value = max(delays, key=lambda d: d[1])
+    return where, value, 2 * sum(d for _, d in delays)
+
+
 def _clean(x: float) -> float:
     return float(f"{x:.15g}")
 
@@ -376,12 +546,20 @@ def _clean(x: float) -> float:
 def build_sim_config(m: ScenarioModel, seed: int, source: Optional[str] = None) -> dict[str, Any]:
     """The ``SimConfig`` dict for a validated scenario and a seed. Raises
     :class:`ScenarioError` listing every cross-reference problem (unknown node, router,
-    gateway, link; mismatched list lengths)."""
+    gateway, link; mismatched list lengths; minrto > maxrto; gateway names differing only
+    in case), a seed outside 0 .. 2^63 - 1, or a scenario whose estimated memory exceeds
+    the available memory (checked first, before anything is built)."""
+    try:
+        seed = check_seed(seed)
+    except ScenarioError as e:
+        raise e.with_source(source) from None
+    _check_memory(m, source)
     b = _Builder(m, seed)
     b.topology()
     b.tcp_flows()
     b.cross()
     duration_s, stop = b.duration()
+    b.starts_before_end(duration_s)
     gws = b.gateways()
     trace = b.trace()
     addresses = b.final_addresses()

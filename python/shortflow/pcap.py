@@ -1,25 +1,47 @@
 """Classic libpcap files from a run's packet trace, with synthesized Ethernet, IPv4 and
-TCP/UDP headers, so Wireshark, tcpdump and tcptrace can open a simulated capture.
+TCP/UDP headers, so Wireshark, tshark, tcpdump and tcptrace can open a simulated capture.
 
-* node ``i`` (index in the configuration's ``nodes``) has the address the core gives it:
-  the configuration's ``addresses`` entry, else ``10.x.y.z`` with ``x.y.z`` = ``i`` (so
-  ``10.0.x.y`` for the first 65536 nodes); its MAC is ``02:00:00:x:y:z``;
-* flow ``k`` uses source port ``10000 + k`` and destination port ``20000 + k``;
-* TCP ``seq`` = seqno x packet size (bytes), acks carry ``ack`` = (ackno + 1) x packet size;
-  a data packet without payload and seqno 0 is marked SYN (ns-2's ``syn_``);
+What a capture shows (see also docs/scenarios.md, "Packet captures"):
+
+* one link, both directions, at one trace event of the core: ``-`` (default) when the
+  packet starts transmission, i.e. *after* the link's queue (dropped packets never
+  appear), ``+`` when it arrives at the queue (before any drop), ``r`` when it is
+  received at the far end, ``d`` when the queue drops it;
+* addresses: a node listed in the configuration's ``addresses`` keeps that address; the
+  others get ``10.0.0.1``, ``10.0.0.2``, ... in node order (node ``i`` gets ``10.0.0.0 +
+  i + 1`` unless that address is taken by a listed node, then the next free one), so no
+  host is given the network address 10.0.0.0. These are labels for the capture only;
+  the core's own synthetic addresses (used to group destinations at a TCP/SPAND
+  gateway) are unchanged. A node's MAC is ``02:00`` followed by its address;
+* flow ``k`` uses source port ``10000 + k % 55536`` and destination port
+  ``20000 + k // 55536`` (one port pair per flow, for any number of flows);
+* TCP sequence space as in a real stream, both initial sequence numbers 0: with the
+  ns-2 ``syn`` option the header-only packet 0 is a SYN (seq 0, it consumes one sequence
+  number), the receiver's ack of it is exported as the SYN/ACK (seq 0, ack 1), and data
+  packet ``n`` (n >= 1) carries bytes ``1 + (n - 1) * P`` onward (``P`` = the flow's
+  ``packet_size``); without ``syn`` there is no handshake and packet ``n`` (n >= 0)
+  carries bytes ``1 + n * P`` onward. Every segment but the SYN has the ACK flag; an
+  ack with ns-2 ``ackno`` ``a`` acknowledges every byte of packets up to ``a``;
+* every data segment carries its true payload of ``P`` bytes behind 40 synthesized
+  IPv4+TCP header bytes, whatever ``header_size`` the scenario sets. That includes
+  ns-2's header-less first packet (without ``syn``, packet 0 goes on the wire as ``P``
+  bytes with no header: its timing in the capture is the simulator's, its length is
+  ``P + 40``);
+* no FIN: the simulated agents never close a connection, so none is invented;
 * IPv4 and TCP/UDP checksums are correct for the synthesized (all-zero) payload; by
   default only the headers are captured (``snaplen``), like ``tcpdump -s 54``.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import struct
 from pathlib import Path
-from typing import Any, BinaryIO, Iterable, Optional
+from typing import Any, BinaryIO, Iterable, Optional, Sequence
 
 import polars as pl
 
-__all__ = ["PcapWriter", "node_ip", "write_pcap", "ip_checksum"]
+__all__ = ["PcapWriter", "node_ips", "write_pcap", "ip_checksum", "ports", "EVENTS"]
 
 LINKTYPE_ETHERNET = 1
 _ETH = 14
@@ -27,18 +49,46 @@ _IP = 20
 _TCP = 20
 _UDP = 8
 
+_SYN, _PSH, _ACK = 0x02, 0x08, 0x10
 
-def node_ip(i: int, addresses: Optional[dict[str, str]] = None, name: Optional[str] = None) -> bytes:
-    """The IPv4 address the core gives node ``i``: ``addresses[name]`` when the
-    configuration sets one, else 10.x.y.z with x.y.z = ``i`` (so 10.0.x.y below 65536)."""
-    if addresses and name in addresses:
-        return bytes(int(p) for p in addresses[name].split("."))
-    a = (10 << 24) | (i & 0xFFFFFF)
-    return a.to_bytes(4, "big")
+#: The core's packet trace events a capture can be taken at, and where that is.
+EVENTS = {
+    "-": "transmission start, after the link's queue (default; dropped packets do not appear)",
+    "+": "arrival at the link's queue, before any drop",
+    "r": "reception at the far end of the link",
+    "d": "drop by the link's queue (only the dropped packets)",
+}
+
+_FIRST_HOST = int(ipaddress.IPv4Address("10.0.0.1"))
 
 
-def _mac(i: int) -> bytes:
-    return bytes([0x02, 0, 0, (i >> 16) & 0xFF, (i >> 8) & 0xFF, i & 0xFF])
+def node_ips(nodes: Sequence[str], addresses: Optional[dict[str, str]] = None) -> list[bytes]:
+    """The capture address of every node: ``addresses[name]`` when the configuration
+    sets one, else ``10.0.0.1 + i`` (node index ``i``), skipping addresses already given
+    to listed nodes."""
+    addresses = addresses or {}
+    taken = {int(ipaddress.IPv4Address(a)) for a in addresses.values()}
+    out: list[bytes] = []
+    nxt = _FIRST_HOST
+    for i, name in enumerate(nodes):
+        if name in addresses:
+            out.append(ipaddress.IPv4Address(addresses[name]).packed)
+            continue
+        nxt = max(nxt, _FIRST_HOST + i)
+        while nxt in taken:
+            nxt += 1
+        taken.add(nxt)
+        out.append(nxt.to_bytes(4, "big"))
+    return out
+
+
+def ports(k: int) -> tuple[int, int]:
+    """(source, destination) port of flow ``k``; distinct pairs for every flow."""
+    return 10000 + k % 55536, 20000 + k // 55536
+
+
+def _mac(ip: bytes) -> bytes:
+    return b"\x02\x00" + ip
 
 
 def ip_checksum(data: bytes) -> int:
@@ -91,6 +141,33 @@ def _udp(src: bytes, dst: bytes, sport: int, dport: int, payload_len: int) -> by
     return hdr[:6] + struct.pack("!H", c)
 
 
+class _TcpStream:
+    """Sequence-space mapping of one simulated TCP connection (ns-2 packet numbers ->
+    byte sequence numbers; both initial sequence numbers are 0)."""
+
+    def __init__(self, packet_size: int, syn: bool) -> None:
+        self.p = packet_size
+        self.syn = syn
+        self.data_seen = False  # a data packet past the SYN appeared in the capture
+
+    def data(self, seqno: int) -> tuple[int, int, int, int]:
+        """(seq, ack, flags, payload bytes) of data packet ``seqno``."""
+        if self.syn and seqno == 0:
+            return 0, 0, _SYN, 0
+        self.data_seen = True
+        first = seqno - 1 if self.syn else seqno  # index of the packet's payload
+        return 1 + first * self.p, 1, _ACK | _PSH, self.p
+
+    def ack(self, ackno: int) -> tuple[int, int, int]:
+        """(seq, ack, flags) of the receiver's ack ``ackno``: the ack of the SYN, before
+        any data was seen, is the SYN/ACK."""
+        if self.syn:
+            if ackno <= 0 and not self.data_seen:
+                return 0, 1, _SYN | _ACK
+            return 1, 1 + max(ackno, 0) * self.p, _ACK
+        return 1, 1 + (ackno + 1) * self.p, _ACK
+
+
 def write_pcap(
     path: str | Path,
     packets: pl.DataFrame,
@@ -100,16 +177,20 @@ def write_pcap(
     snaplen: Optional[int] = None,
 ) -> int:
     """Write the ``packets`` trace rows (core columns: time_ns, event, link, flow, kind,
-    seqno, size, uid) of the given link indices and event letter to a pcap file.
+    seqno, size, uid) of the given link indices and event letter (see :data:`EVENTS`)
+    to a pcap file. ``config`` is the resolved core configuration of the run.
     ``snaplen`` None captures headers only. Returns the number of packets written."""
+    if event not in EVENTS:
+        raise ValueError(f"event {event!r}: one of {', '.join(repr(e) for e in EVENTS)}")
     nodes = {n: i for i, n in enumerate(config["nodes"])}
-    addresses = config.get("addresses") or {}
-    ips = [node_ip(i, addresses, n) for i, n in enumerate(config["nodes"])]
-    flows = config["flows"]
+    ips = node_ips(config["nodes"], config.get("addresses") or {})
     fl_info = []
-    for k, f in enumerate(flows):
+    streams: list[Optional[_TcpStream]] = []
+    for f in config["flows"]:
         tcp = f.get("tcp") or {}
-        fl_info.append((nodes[f["src"]], nodes[f["dst"]], int(tcp.get("packet_size", 1000)), int(tcp.get("header_size", 40))))
+        fl_info.append((nodes[f["src"]], nodes[f["dst"]]))
+        streams.append(_TcpStream(int(tcp.get("packet_size", 1000)), bool(tcp.get("syn", True)))
+                       if f.get("transport", "tcp") == "tcp" else None)
     link_set = set(int(x) for x in links)
     sel = packets.filter(pl.col("link").is_in(list(link_set)) & (pl.col("event") == ord(event))).sort(["time_ns", "uid"], maintain_order=True)
     headers_only = snaplen is None
@@ -117,30 +198,28 @@ def write_pcap(
     with open(path, "wb") as f:
         w = PcapWriter(f, snaplen=(_ETH + _IP + _TCP) if headers_only else snaplen)  # type: ignore[arg-type]
         for t, fl, kind, seqno, size, uid in sel.select("time_ns", "flow", "kind", "seqno", "size", "uid").iter_rows():
-            s_node, d_node, psize, hsize = fl_info[fl]
-            sport, dport = 10000 + fl, 20000 + fl
+            s_node, d_node = fl_info[fl]
+            sport, dport = ports(fl)
             if kind == 1:  # ack: receiver -> sender
-                src, dst = ips[d_node], ips[s_node]
-                smac, dmac = _mac(d_node), _mac(s_node)
+                s_node, d_node = d_node, s_node
                 sport, dport = dport, sport
-            else:
-                src, dst = ips[s_node], ips[d_node]
-                smac, dmac = _mac(s_node), _mac(d_node)
-            if kind == 2:
+            src, dst = ips[s_node], ips[d_node]
+            st = streams[fl]
+            if kind == 2 or st is None:
                 total = max(int(size), _IP + _UDP)
                 pay = total - _IP - _UDP
                 l4 = _udp(src, dst, sport, dport, pay)
                 ip = _ipv4(src, dst, 17, total, uid)
             else:
-                total = max(int(size), _IP + _TCP)
-                pay = total - _IP - _TCP
                 if kind == 1:
-                    l4 = _tcp(src, dst, sport, dport, 0, (int(seqno) + 1) * psize, 0x10, pay)
+                    seq, ack, flags = st.ack(int(seqno))
+                    pay = 0
                 else:
-                    flags = 0x02 if (pay == 0 and seqno == 0) else 0x18
-                    l4 = _tcp(src, dst, sport, dport, int(seqno) * psize, 0 if flags == 0x02 else 1, flags, pay)
+                    seq, ack, flags, pay = st.data(int(seqno))
+                total = _IP + _TCP + pay
+                l4 = _tcp(src, dst, sport, dport, seq, ack, flags, pay)
                 ip = _ipv4(src, dst, 6, total, uid)
-            frame = dmac + smac + b"\x08\x00" + ip + l4
+            frame = _mac(dst) + _mac(src) + b"\x08\x00" + ip + l4
             frame += bytes(max(0, min(pay, (snaplen or 0) - len(frame)))) if not headers_only else b""
             w.packet(t, frame, _ETH + total)
             count += 1

@@ -10,7 +10,7 @@ from typing import Any, Optional, Sequence
 import polars as pl
 
 from .errors import Problem, ScenarioError, suggest
-from .mpl import pyplot, save
+from .mpl import DODGE_NOTE, dodge_offsets, errorbar, integer_ticks, pyplot, save
 from .stats import point_columns, summarize
 from .sweeper import load_results
 from .units import parse_quantity
@@ -87,37 +87,45 @@ def _ylabel(metric: str) -> str:
     return {"completion_s": "mean completion time (s)"}.get(metric, f"mean {metric}")
 
 
+def _floor(df: pl.DataFrame, metric: str) -> Optional[float]:
+    """0 for a metric that cannot be negative (times, counts): CI bars stop there."""
+    lo = df[metric].drop_nulls().min() if metric in df.columns and df.height else None
+    return 0.0 if lo is None or lo >= 0 else None
+
+
 def _line_plot(plt: Any, df: pl.DataFrame, xa: str, line_axes: list[str], metric: str, title: str,
                group: Optional[str], path: Path) -> Path:
     s = summarize(df, line_axes + [xa], metric)
     fig, ax = plt.subplots(figsize=(7, 4.5), dpi=110)
     lines = s.select(line_axes).unique(maintain_order=True).rows() if line_axes else [()]
-    unit = ""
+    series = []
     for combo in lines:
         part = s
         for k, v in zip(line_axes, combo):
             part = part.filter(pl.col(k) == v) if v is not None else part.filter(pl.col(k).is_null())
         nv = _numeric_values(part[xa].to_list())
-        if nv is None:
-            continue
-        xs, unit = nv
+        if nv is not None:
+            series.append((combo, part, nv))
+    unit = series[0][2][1] if series else ""
+    all_x = [x for _, _, (xs, _) in series for x in xs]
+    offsets = dodge_offsets(all_x, len(series))
+    floor = _floor(df, metric)
+    for (combo, part, (xs, _)), off in zip(series, offsets):
         order = sorted(range(len(xs)), key=lambda i: xs[i])
-        ys = part["mean"].to_list()
-        ci = [c if c is not None else 0.0 for c in part["ci95"].to_list()]
-        ax.errorbar([xs[i] for i in order], [ys[i] for i in order], yerr=[ci[i] for i in order], marker="o",
-                    capsize=3, label=_label(line_axes, combo))
-    if all(isinstance(v, int) and not isinstance(v, bool) for v in s[xa].to_list()):
-        from matplotlib.ticker import MaxNLocator
-
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ys, ci = part["mean"].to_list(), part["ci95"].to_list()
+        errorbar(ax, [xs[i] for i in order], [ys[i] for i in order], [ci[i] for i in order], offset=off, floor=floor,
+                 marker="o", capsize=3, label=_label(line_axes, combo))
+    integer_ticks(ax, all_x)
+    if floor is not None:
+        ax.set_ylim(bottom=floor)
     ax.set_xlabel(f"{xa}" + (f" ({unit})" if unit else ""))
     ax.set_ylabel(_ylabel(metric))
     ax.set_title(title + (f" — {group}" if group else ""))
     ax.grid(True, alpha=0.3)
     if line_axes:
         ax.legend(fontsize="small")
-    ax.text(0.99, 0.01, "error bars: 95% CI across seeds", transform=ax.transAxes, ha="right", va="bottom",
-            fontsize="x-small", alpha=0.6)
+    note = "error bars: 95% CI across seeds" + (f"; {DODGE_NOTE}" if len(series) > 1 else "")
+    fig.text(0.99, 0.005, note, ha="right", va="bottom", fontsize="x-small", alpha=0.6)
     return save(fig, path)
 
 
@@ -127,8 +135,10 @@ def _bar_plot(plt: Any, df: pl.DataFrame, line_axes: list[str], metric: str, tit
     labels = [_label(line_axes, r) for r in (s.select(line_axes).rows() if line_axes else [()])]
     fig, ax = plt.subplots(figsize=(max(5, 1.2 * len(labels) + 2), 4.5), dpi=110)
     ys = [v if v is not None else 0.0 for v in s["mean"].to_list()]
-    ci = [c if c is not None else 0.0 for c in s["ci95"].to_list()]
-    ax.bar(range(len(ys)), ys, yerr=ci, capsize=4, color="tab:blue", alpha=0.8)
+    ax.bar(range(len(ys)), ys, color="tab:blue", alpha=0.8)
+    if any(c is not None for c in s["ci95"].to_list()):  # one seed: no CI to draw
+        errorbar(ax, range(len(ys)), ys, s["ci95"].to_list(), floor=_floor(df, metric), fmt="none", ecolor="black",
+                 capsize=4)
     ax.set_xticks(range(len(ys)), labels, rotation=20 if len(labels) > 3 else 0, ha="right" if len(labels) > 3 else "center")
     ax.set_ylabel(_ylabel(metric))
     ax.set_title(title + (f" — {group}" if group else ""))

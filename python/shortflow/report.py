@@ -21,8 +21,10 @@ _CSS = """
 body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; margin: 2rem auto; max-width: 1100px;
        color: #222; line-height: 1.45; padding: 0 1rem; }
 h1 { margin-bottom: 0.2rem; } .sub { color: #666; margin-top: 0; }
-table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }
+.tw { max-width: 100%; overflow-x: auto; margin: 0.5rem 0 1.5rem; }  /* a wide table scrolls, the page does not */
+table { border-collapse: collapse; font-size: 0.9rem; }
 th, td { border: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: right; }
+td.l { max-width: 32rem; overflow-wrap: anywhere; }  /* long names, JSON points, paths wrap */
 th { background: #f4f4f4; } td.l, th.l { text-align: left; }
 pre { background: #f7f7f7; border: 1px solid #e3e3e3; padding: 0.8rem; overflow-x: auto; font-size: 0.85rem; }
 img { max-width: 100%; border: 1px solid #eee; margin: 0.5rem 0; }
@@ -44,7 +46,12 @@ def _table(df: pl.DataFrame, left: set[str]) -> str:
     for r in df.iter_rows():
         cells = "".join(f'<td class="{"l" if c in left else ""}">{html.escape(_fmt(v))}</td>' for c, v in zip(df.columns, r))
         rows.append(f"<tr>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    return scroll_box(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
+def scroll_box(table_html: str) -> str:
+    """A table in a box that scrolls sideways when it is wider than the page."""
+    return f"<div class='tw'>{table_html}</div>"
 
 
 def make_report(out: str | Path, embed: bool = True) -> Path:

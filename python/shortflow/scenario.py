@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Optional
@@ -14,7 +15,9 @@ from pydantic import ValidationError
 
 from .errors import Problem, ScenarioError, from_validation_error, suggest
 from .expand import build_sim_config
+from .native import resolve, run_config
 from .patch import PathError, merge_patch, set_path
+from .results import RunResults
 from .schema import ScenarioModel
 
 if sys.version_info >= (3, 11):
@@ -22,7 +25,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["Scenario", "load", "Point", "point_label", "axis_dtype", "annotate_transfers", "TRANSFER_COLUMNS"]
+__all__ = ["Scenario", "load", "path_argument", "Point", "point_label", "axis_dtype", "annotate_transfers", "TRANSFER_COLUMNS"]
 
 #: A sweep point: axis -> value (``{"scheme": "spand", "flows.conn.count": 4}``).
 Point = dict[str, Any]
@@ -128,17 +131,28 @@ class Scenario:
 
     @classmethod
     def from_file(cls, path: str | Path) -> "Scenario":
-        p = Path(path)
+        p = path_argument(path, "path")
         try:
-            text = p.read_text(encoding="utf-8")
+            data = p.read_bytes()
         except FileNotFoundError:
             raise ScenarioError(str(p), "no such file") from None
+        except IsADirectoryError:
+            raise ScenarioError(str(p), "is a directory, not a scenario file") from None
         except OSError as e:
             raise ScenarioError(str(p), f"cannot read: {e.strerror or e}") from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            line = data.count(b"\n", 0, e.start) + 1
+            col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+            raise ScenarioError(str(p), f"not UTF-8 text: byte 0x{data[e.start]:02x} at offset {e.start} "
+                                        f"(line {line}, column {col}); TOML files must be UTF-8") from None
         return cls.from_toml(text, source=str(p), path=p)
 
     @classmethod
     def from_toml(cls, text: str, source: Optional[str] = "<string>", path: Optional[Path] = None) -> "Scenario":
+        if not isinstance(text, str):
+            raise TypeError(f"Scenario.from_toml: 'text' must be a str (TOML text), not {type(text).__name__}")
         try:
             raw = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
@@ -147,11 +161,16 @@ class Scenario:
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any], source: Optional[str] = None) -> "Scenario":
+        if not isinstance(raw, Mapping):
+            raise TypeError(f"Scenario.from_dict: 'raw' must be a mapping (the scenario's tables), not {type(raw).__name__}")
         return cls(raw, source=source)
 
     def with_overrides(self, sets: Mapping[str, Any]) -> "Scenario":
         """A copy with values replaced at dotted paths (``{"tcp.window": 50}``); the key
         ``scheme`` applies a scheme to the base. Sweep axes still apply on top."""
+        if not isinstance(sets, Mapping) or not all(isinstance(k, str) for k in sets):
+            raise TypeError("Scenario.with_overrides: 'sets' must map dotted paths (str) to values, "
+                            f"not {type(sets).__name__}")
         raw = copy.deepcopy(self.raw)
         try:
             for path, value in sets.items():
@@ -247,6 +266,8 @@ class Scenario:
 
     def model_at(self, point: Optional[Mapping[str, Any]] = None, context: Optional[str] = None) -> ScenarioModel:
         """The validated scenario of one sweep point."""
+        if point is not None and not isinstance(point, Mapping):
+            raise TypeError(f"'point' must be a mapping of axis -> value (or None), not {type(point).__name__}")
         point = dict(point or {})
         key = json.dumps({k: point_label(v) for k, v in point.items()}, sort_keys=True)
         if key in self._cache:
@@ -272,14 +293,10 @@ class Scenario:
 
     def resolved_config(self, point: Optional[Mapping[str, Any]] = None, seed: int = 1) -> dict[str, Any]:
         """The effective configuration with every core default filled in."""
-        from .native import resolve
-
         return resolve(self.to_sim_config(point, seed))
 
-    def simulate(self, seed: int = 1, point: Optional[Mapping[str, Any]] = None) -> "RunResults":
+    def simulate(self, seed: int = 1, point: Optional[Mapping[str, Any]] = None) -> RunResults:
         """Run one point and seed; every table of the run."""
-        from .api import run_config
-
         return run_config(self.to_sim_config(point, seed))
 
     def run(self, seed: int = 1, point: Optional[Mapping[str, Any]] = None) -> pl.DataFrame:
@@ -294,8 +311,20 @@ class Scenario:
 
 
 def load(path: str | Path) -> Scenario:
-    """Load and validate a scenario TOML file (raises :class:`ScenarioError`)."""
-    return Scenario.from_file(path)
+    """Load and validate a scenario TOML file (raises :class:`ScenarioError`; a ``path``
+    that is not a str or path-like raises :class:`TypeError` naming it)."""
+    return Scenario.from_file(path_argument(path, "path"))
 
 
-from .results import RunResults  # noqa: E402  (type reference for annotations)
+def path_argument(value: Any, name: str) -> Path:
+    """A path argument of the Python API as a :class:`Path`; anything but a str or an
+    ``os.PathLike`` raises a :class:`TypeError` naming the argument (instead of
+    pathlib's anonymous one)."""
+    if isinstance(value, Path):
+        return value
+    if isinstance(value, str) or (isinstance(value, os.PathLike) and isinstance(os.fspath(value), str)):
+        if isinstance(value, str) and not value:
+            raise ValueError(f"{name!r} must be a path, not an empty string")
+        return Path(value)
+    raise TypeError(f"{name!r} must be a path (str or os.PathLike), not {type(value).__name__} {value!r:.60}")
+

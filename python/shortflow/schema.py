@@ -4,15 +4,26 @@ The models only *validate and normalise* (unit strings become SI numbers, shorth
 become tables); :mod:`shortflow.expand` turns a validated scenario into the core's
 ``SimConfig`` JSON. Every model forbids unknown fields and names the nearest valid one.
 See ``docs/scenarios.md`` for the reference.
+
+Types are **strict**: an integer field takes an integer only (``count = true`` or
+``count = 2.0`` is an error, not 1 or 2), a boolean field takes ``true``/``false`` only
+(``stop_when_done = "yes"`` is an error), a list takes a TOML array. Integers are bounded
+by the core's types (most knobs are 32-bit unsigned: at most 4294967295), seeds by
+:data:`MAX_SEED`. Units and their ranges are in :mod:`shortflow.units`. No value is
+coerced silently.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import re
 from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import (
     BaseModel,
+    TypeAdapter,
+    ValidationError,
+    StrictInt,
     BeforeValidator,
     ConfigDict,
     Discriminator,
@@ -63,10 +74,21 @@ def _bytes(x: Any) -> Any:
         raise ValueError(e.message) from None
 
 
-#: A byte count given as a plain integer (ns-2 style) or a size string.
-Bytes = Annotated[int, BeforeValidator(_bytes)]
-PosInt = Annotated[int, Field(ge=1)]
-NonNegInt = Annotated[int, Field(ge=0)]
+#: The core's integer types (config.rs): most knobs are u32, seeds u64.
+U32_MAX = 2**32 - 1
+I32_MAX = 2**31 - 1
+#: Largest seed: the results' ``seed`` column is a signed 64-bit integer.
+MAX_SEED = 2**63 - 1
+
+#: A byte count given as a plain integer (ns-2 style) or a size string (at most u32).
+Bytes = Annotated[int, BeforeValidator(_bytes), Field(le=U32_MAX)]
+#: Integers: strict (no bool, no float, no string) and within the core's u32.
+PosInt = Annotated[StrictInt, Field(ge=1, le=U32_MAX)]
+NonNegInt = Annotated[StrictInt, Field(ge=0, le=U32_MAX)]
+I32 = Annotated[StrictInt, Field(ge=-I32_MAX - 1, le=I32_MAX)]
+#: A seed: 0 <= seed <= 2^63 - 1 (strict integer).
+Seed = Annotated[StrictInt, Field(ge=0, le=MAX_SEED)]
+_SEED: TypeAdapter[int] = TypeAdapter(Seed)
 #: Names of flow groups, cross groups, gateways: they become node and flow names.
 Name = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$", max_length=64)]
 Variant = Literal["tahoe", "reno", "newreno"]
@@ -96,10 +118,24 @@ Network = Annotated[str, BeforeValidator(_network)]
 Address = Annotated[str, BeforeValidator(_address)]
 
 
+def check_seed(value: Any, where: str = "seed") -> int:
+    """A seed given outside a scenario file (``--seed``, ``Scenario.run(seed=...)``),
+    checked by the same :data:`Seed` type as ``seeds = [...]``. Raises
+    :class:`~shortflow.errors.ScenarioError` naming ``where`` and the value."""
+    try:
+        return _SEED.validate_python(value)
+    except ValidationError as e:
+        problems = errors.from_validation_error(e, value, base_path=where)
+        for p in problems:
+            if p.message.startswith("must be"):
+                p.message = f"out of range: a seed is an integer from 0 to {MAX_SEED} (2^63 - 1)"
+        raise errors.ScenarioError(None, problems) from None
+
+
 class Model(BaseModel):
     """Base: unknown fields are errors that name the closest valid field."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+    model_config = ConfigDict(extra="forbid", validate_assignment=False, strict=True)
 
     #: Non-table shorthands a model accepts, converted by `_shorthand`.
     @classmethod
@@ -195,7 +231,9 @@ class RedQueue(KindModel):
     #: ``targetdelay_`` (a time, e.g. "5ms").
     targetdelay: Optional[PosTime] = None
     idle_pktsize: Optional[Bytes] = None
-    cautious: Optional[Annotated[int, Field(ge=0, le=3)]] = None
+    cautious: Optional[Annotated[StrictInt, Field(ge=0, le=3)]] = None
+    #: ns-2 ``ns1_compat_``: do not reset the drop count after a forced drop.
+    ns1_compat: Optional[bool] = None
 
 
 class DropPriorityQueue(KindModel):
@@ -306,8 +344,8 @@ class TcpOptions(Model):
     minrto: Optional[Time] = None
     maxrto: Optional[PosTime] = None
     rtxcur_init: Optional[PosTime] = None
-    srtt_init: Optional[int] = None
-    rttvar_init: Optional[int] = None
+    srtt_init: Optional[I32] = None
+    rttvar_init: Optional[I32] = None
     t_srtt_bits: Optional[NonNegInt] = None
     t_rttvar_bits: Optional[NonNegInt] = None
     rttvar_exp: Optional[NonNegInt] = None
@@ -405,6 +443,7 @@ class RoundsApp(Model):
     size: Optional[Size] = None
     #: Per-connection sizes (mixed workloads): one entry per connection of the group.
     sizes: Optional[list[Size]] = None
+    #: Number of rounds (at least 1).
     rounds: PosInt
     jitter: Time
     idle: Time
@@ -415,6 +454,10 @@ class RoundsApp(Model):
 
     @model_validator(mode="after")
     def _size(self) -> "RoundsApp":
+        if self.size is not None and self.sizes is not None:
+            raise PydanticCustomError(
+                "conflict", "give either 'size' (every transfer) or 'sizes' (one per connection), not both",
+                {"value": {"size": self.size, "sizes": self.sizes}})
         if self.size is None and not self.sizes:
             raise ValueError("give 'size' (every transfer) or 'sizes' (one per connection)")
         return self
@@ -532,11 +575,31 @@ class TraceOptions(Model):
     links: list[str] = Field(default_factory=list)
 
 
+def _scenario_name(x: Any) -> Any:
+    if not isinstance(x, str):
+        return x  # the strict str type reports it
+    if not x:
+        raise ValueError("must not be empty")
+    if not _SAFE_NAME.fullmatch(x):
+        raise ValueError("must be a plain name (letters, digits, '.', '_', '-', '+'; not starting with '.' or '-'): "
+                         "it names the output directory out/<name>, so it cannot be a path")
+    return x
+
+
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._+-]{0,127}")
+
+#: A scenario name (safe as a directory name).
+ScenarioName = Annotated[str, BeforeValidator(_scenario_name)]
+
+
 class ScenarioModel(Model):
     """A whole scenario file. ``schemes`` and ``sweep`` are kept raw here and applied by
     :class:`shortflow.Scenario` (each sweep point is validated as a full scenario)."""
 
-    name: Annotated[str, Field(min_length=1)]
+    #: The scenario's name: also the default output directory ``out/<name>`` of a sweep, so
+    #: it must be a plain file name (letters, digits, '.', '_', '-', '+'; not starting with
+    #: '.' or '-'), never a path such as "../x" or "/abs".
+    name: ScenarioName
     description: str = ""
     #: Simulated time; omitted = stop when every finite application is done.
     duration: Optional[PosTime] = None
@@ -544,7 +607,8 @@ class ScenarioModel(Model):
     stop_when_done: Optional[bool] = None
     #: Cap on simulated time when ``duration`` is omitted.
     max_duration: PosTime = 100_000.0
-    seeds: Annotated[list[NonNegInt], Field(min_length=1)] = Field(default_factory=lambda: [1])
+    #: Seeds of the runs: distinct integers 0 .. 2^63 - 1 (no booleans, no floats).
+    seeds: Annotated[list[Seed], Field(min_length=1)] = Field(default_factory=lambda: [1])
     topology: Topology
     tcp: Optional[TcpOptions] = None
     sink: Optional[SinkOptions] = None

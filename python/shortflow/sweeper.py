@@ -4,7 +4,8 @@ Layout of an output directory ``DIR``::
 
     DIR/scenario.toml            the scenario text the sweep ran
     DIR/sweep.json               axes, seeds, task counts, versions
-    DIR/cache/<key>.parquet      one finished task: the core's transfers table
+    DIR/cache/<key>.parquet      one finished task: the core's transfers table; its footer
+                                 metadata holds the key, the row count and the task
     DIR/cache/<key>.config.json  its effective configuration (every default resolved)
     DIR/index.json               every (point, seed) -> key and config file
     DIR/results.parquet          all rows: scenario, axes..., seed, transfer columns, config_key
@@ -12,8 +13,15 @@ Layout of an output directory ``DIR``::
 
 A task's key is the sha256 of its resolved configuration (the text ``_core.resolve``
 returns, deterministic) and the package version. Only the driver process writes files, each atomically
-(temporary file, then rename), so a killed sweep leaves only whole cache entries and a
-re-run computes exactly the missing ones.
+(temporary file, then rename; see ``files.py``), so a killed sweep leaves only whole cache
+entries and a re-run computes exactly the missing ones. A cache entry is used only if its
+footer names its own key and its row count matches; an unreadable or mismatched entry is
+reported by name and computed again.
+
+A sweep directory belongs to one scenario (by name): sweeping another scenario into it
+is refused unless ``fresh``. Ctrl-C (or SIGTERM) keeps the finished tasks, terminates
+the running ones and raises :class:`SweepInterrupted`; worker processes die with the
+driver even when it is killed (``PR_SET_PDEATHSIG`` on Linux).
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ from typing import Any, Callable, Iterator, Optional
 
 import polars as pl
 
+from . import files
 from .errors import ScenarioError
 from .scenario import Point, Scenario, annotate_transfers, point_label
 
@@ -46,6 +55,8 @@ __all__ = [
     "run_sweep",
     "assemble",
     "cache_version",
+    "check_out_dir",
+    "load_results",
 ]
 
 #: Environment hook for tests of interruption: sleep this long in every task.
@@ -109,19 +120,73 @@ def compute_task(config_json: str) -> bytes:
 # --- files ------------------------------------------------------------------------
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+#: Kept for callers that import it from here (``repro``): see ``files.write_bytes``.
+_atomic_write = files.write_bytes
+
+#: Footer metadata of a cache entry: its key, its row count and the task (JSON).
+META_KEY, META_ROWS, META_TASK = "shortflow.cache_key", "shortflow.rows", "shortflow.task"
 
 
-def _clean_tmp(cache: Path) -> None:
-    for p in cache.glob(".*.tmp"):
-        with contextlib.suppress(OSError):
-            p.unlink()
+def _task_label(t: Task) -> dict[str, Any]:
+    return {"point": {k: point_label(v) for k, v in t.point.items()}, "seed": t.seed}
+
+
+def entry_bytes(df: pl.DataFrame, key: str, task: dict[str, Any]) -> bytes:
+    """A cache entry: the transfers table with its key, row count and task in the footer."""
+    meta = {META_KEY: key, META_ROWS: str(df.height), META_TASK: json.dumps(task, sort_keys=True)}
+    return files.parquet_bytes(df, meta, statistics=False)
+
+
+def read_entry(path: Path, key: str) -> tuple[Optional[pl.DataFrame], Optional[str]]:
+    """A cache entry's rows if it is whole and was written for ``key``; else ``None``
+    and why (``None, None`` when there is no entry)."""
+    if not path.exists():
+        return None, None
+    try:
+        meta = files.read_parquet_metadata(path)
+        if META_KEY not in meta:
+            return None, f"{path} records no cache key (written by an older shortflow?)"
+        if meta[META_KEY] != key:
+            return None, (f"{path} holds the result of another task (key {meta[META_KEY]}, "
+                          f"{meta.get(META_TASK, 'task unknown')}), not of key {key}")
+        df = files.read_parquet(path)
+    except files.FileProblem as e:
+        return None, str(e)
+    if str(df.height) != meta.get(META_ROWS):
+        return None, f"{path} has {df.height} rows where its footer records {meta.get(META_ROWS)}"
+    return df, None
+
+
+def check_out_dir(out: Path, sc: Scenario, fresh: bool, what: str = "sweep") -> None:
+    """Refuse to put ``sc``'s results into a directory that holds another scenario's
+    (by name) unless ``fresh``, or a single run (``what="run"``) into a sweep's; a
+    damaged ``sweep.json`` there is reported and replaced."""
+    if what == "run" and (out / "cache").is_dir():
+        raise ScenarioError(None, f"{out} holds a sweep (it has a cache/ directory): `run --out` would replace its "
+                                  "results; choose another output directory")
+    meta_path = out / "sweep.json"
+    if fresh or not meta_path.exists():
+        return
+    try:
+        meta = files.read_json(meta_path)
+    except files.FileProblem as e:
+        _warn(None, f"{e}; it will be replaced")
+        return
+    old = meta.get("scenario") if isinstance(meta, dict) else None
+    if old is not None and old != sc.name:
+        old_src = f" (from {meta['source']})" if meta.get("source") else ""
+        new_src = f" (from {sc.source})" if sc.source else ""
+        fix = "choose another output directory (--out)" + (", or replace them with --fresh" if what == "sweep" else "")
+        raise ScenarioError(None, (
+            f"{out} holds the results of scenario {old!r}{old_src}; refusing to replace them with "
+            f"the {what} of scenario {sc.name!r}{new_src}: {fix}"))
+
+
+def _warn(console: Any, message: str) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+
+    (console or Console(stderr=True)).print(f"[yellow]warning:[/] {escape(message)}", highlight=False)
 
 
 @contextlib.contextmanager
@@ -160,6 +225,8 @@ class SweepResult:
     cached: int
     wall_s: float
     computed_keys: list[str] = field(default_factory=list)
+    #: Cache entries found unreadable or mismatched (and computed again): why, per path.
+    damaged: dict[str, str] = field(default_factory=dict)
 
 
 # --- backends ---------------------------------------------------------------------
@@ -168,9 +235,57 @@ TaskFn = Callable[[str], bytes]
 OnDone = Callable[[str, bytes, float], None]
 
 
-def _worker_init() -> None:
-    # Ctrl-C goes to the whole process group: only the driver reacts (it shuts the pool down).
+def _worker_init(driver_pid: int) -> None:
+    # Ctrl-C goes to the whole process group: only the driver reacts (it shuts the pool
+    # down). Workers are started with SIGINT ignored already (see _spawning_workers).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_driver(driver_pid)
+
+
+@contextlib.contextmanager
+def _spawning_workers() -> Iterator[None]:
+    """Ignore SIGINT while worker processes may be started: they inherit it (Python
+    keeps an inherited SIG_IGN), so a Ctrl-C while a worker imports does not print a
+    traceback from it. A Ctrl-C within these few milliseconds is lost for the driver.
+    (Blocking SIGINT with pthread_sigmask instead left the driver deaf to later Ctrl-Cs
+    in its wait for results: tried, the sweep hung.)"""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def _die_with_driver(driver_pid: int) -> None:
+    """Have the kernel kill this process when the driver dies, however it dies (Linux)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        PR_SET_PDEATHSIG = 1
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:  # pragma: no cover
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    if os.getppid() != driver_pid:  # the driver died before the line above
+        os._exit(1)
+
+
+def _stop_workers(procs: list[Any], grace_s: float = 2.0) -> None:
+    """Terminate worker processes and wait (briefly) until they are gone."""
+    for p in procs:
+        with contextlib.suppress(Exception):
+            p.terminate()
+    deadline = time.monotonic() + grace_s
+    for p in procs:
+        with contextlib.suppress(Exception):
+            p.join(max(0.0, deadline - time.monotonic()))
+            if p.is_alive():
+                p.kill()
+                p.join(1.0)
 
 
 def _timed(task_fn: TaskFn, config_json: str) -> tuple[bytes, float]:
@@ -189,18 +304,21 @@ def _run_local(todo: list[tuple[str, str]], task_fn: TaskFn, on_done: OnDone, jo
     import multiprocessing as mp
 
     # spawn, not fork: the driver has polars' thread pool running.
-    ex = ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"), initializer=_worker_init)
+    with _spawning_workers():
+        ex = ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"), initializer=_worker_init,
+                                 initargs=(os.getpid(),))
     try:
         pending: dict[Future, str] = {}
         it = iter(todo)
         # Keep the queue short so an interrupt wastes little work.
         def fill() -> None:
-            while len(pending) < 2 * jobs:
-                try:
-                    key, cfg = next(it)
-                except StopIteration:
-                    return
-                pending[ex.submit(_timed, task_fn, cfg)] = key
+            with _spawning_workers():  # submit() may start a worker process
+                while len(pending) < 2 * jobs:
+                    try:
+                        key, cfg = next(it)
+                    except StopIteration:
+                        return
+                    pending[ex.submit(_timed, task_fn, cfg)] = key
 
         fill()
         while pending:
@@ -211,11 +329,10 @@ def _run_local(todo: list[tuple[str, str]], task_fn: TaskFn, on_done: OnDone, jo
                 on_done(key, data, wall)
             fill()
     except BaseException:
-        procs = list(getattr(ex, "_processes", {}).values())
+        # Do not wait for running tasks: terminate them (finished ones are cached).
+        procs = list((getattr(ex, "_processes", None) or {}).values())
         ex.shutdown(wait=False, cancel_futures=True)
-        for p in procs:
-            with contextlib.suppress(Exception):
-                p.terminate()
+        _stop_workers(procs)
         raise
     else:
         ex.shutdown(wait=True)
@@ -268,14 +385,12 @@ def _run_ray(todo: list[tuple[str, str]], task_fn: TaskFn, on_done: OnDone, jobs
 # --- the sweep --------------------------------------------------------------------
 
 
-def assemble(sc: Scenario, tasks: list[Task], cache: Path) -> pl.DataFrame:
-    """All rows of a sweep from the cache: one block per (point, seed) in grid order."""
+def assemble(sc: Scenario, tasks: list[Task], frames: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """All rows of a sweep from every task's transfers (``frames`` by key): one block
+    per (point, seed) in grid order."""
     dtypes = sc.axis_dtypes()
-    frames: dict[str, pl.DataFrame] = {}
     parts = []
     for t in tasks:
-        if t.key not in frames:
-            frames[t.key] = pl.read_parquet(cache / f"{t.key}.parquet")
         df = annotate_transfers(frames[t.key], sc.name, t.point, t.seed, dtypes)
         parts.append(df.with_columns(pl.lit(t.key, dtype=pl.String).alias("config_key")))
     return pl.concat(parts, how="vertical")
@@ -302,9 +417,9 @@ def _write_meta(sc: Scenario, out: Path, tasks: list[Task], backend: str) -> Non
         "core_version": core_version,
         "backend": backend,
     }
-    _atomic_write(out / "sweep.json", (json.dumps(meta, indent=2) + "\n").encode())
+    files.write_json(out / "sweep.json", meta)
     if sc.text is not None:
-        _atomic_write(out / "scenario.toml", sc.text.encode())
+        files.write_text(out / "scenario.toml", sc.text)
 
 
 def run_sweep(
@@ -328,19 +443,29 @@ def run_sweep(
         raise ScenarioError(None, f"jobs = {jobs}: need at least 1")
     t0 = time.perf_counter()
     out = Path(out) if out is not None else Path("out") / sc.name
-    cache = out / "cache"
-    cache.mkdir(parents=True, exist_ok=True)
-    with _dir_lock(out):
-        _clean_tmp(cache)
-        _clean_tmp(out)
+    cache = files.ensure_dir(out / "cache")
+    with _dir_lock(out), _sigterm_interrupts():
+        files.remove_stale_tmp(cache)
+        files.remove_stale_tmp(out)
+        check_out_dir(out, sc, fresh)
         tasks = plan(sc, resolve_fn, version)
         unique: dict[str, str] = {}
         owners: dict[str, Task] = {}
         for t in tasks:
             unique.setdefault(t.key, t.config_json)
             owners.setdefault(t.key, t)
+        frames: dict[str, pl.DataFrame] = {}
+        damaged: dict[str, str] = {}
+        if not fresh:
+            for k in unique:
+                df, why = read_entry(cache / f"{k}.parquet", k)
+                if df is not None:
+                    frames[k] = df
+                elif why is not None:
+                    damaged[str(cache / f"{k}.parquet")] = why
+                    _warn(console, f"cache entry {why}; computing it again")
         _write_meta(sc, out, tasks, backend)
-        todo = [(k, c) for k, c in unique.items() if fresh or not (cache / f"{k}.parquet").exists()]
+        todo = [(k, c) for k, c in unique.items() if k not in frames]
         cached = len(unique) - len(todo)
         computed_keys: list[str] = []
         journal = open(out / "journal.jsonl", "a", encoding="utf-8")
@@ -363,11 +488,12 @@ def run_sweep(
         def on_done(key: str, data: bytes, wall: float) -> None:
             t = owners[key]
             cfg = json.loads(unique[key])
-            _atomic_write(cache / f"{key}.config.json", (json.dumps(cfg, indent=2) + "\n").encode())
-            _atomic_write(cache / f"{key}.parquet", data)
+            df = pl.read_parquet(io.BytesIO(data))
+            files.write_json(cache / f"{key}.config.json", cfg)
+            files.write_bytes(cache / f"{key}.parquet", entry_bytes(df, key, {"scenario": sc.name, **_task_label(t)}))
+            frames[key] = df
             computed_keys.append(key)
-            journal.write(json.dumps({"key": key, "point": {k: point_label(v) for k, v in t.point.items()},
-                                      "seed": t.seed, "wall_s": round(wall, 6), "time": time.time()}) + "\n")
+            journal.write(json.dumps({"key": key, **_task_label(t), "wall_s": round(wall, 6), "time": time.time()}) + "\n")
             journal.flush()
             bar.advance(ptask)
 
@@ -387,29 +513,58 @@ def run_sweep(
         finally:
             journal.close()
 
-        results = assemble(sc, tasks, cache)
-        buf = io.BytesIO()
-        results.write_parquet(buf, compression="zstd", statistics=True)
-        _atomic_write(out / "results.parquet", buf.getvalue())
+        results = assemble(sc, tasks, frames)
+        files.write_parquet(out / "results.parquet", results, statistics=True)
         index = [
-            {"point": {k: point_label(v) for k, v in t.point.items()}, "seed": t.seed, "key": t.key,
-             "config": f"cache/{t.key}.config.json"}
+            {**_task_label(t), "key": t.key, "config": f"cache/{t.key}.config.json"}
             for t in tasks
         ]
-        _atomic_write(out / "index.json", (json.dumps(index, indent=1) + "\n").encode())
+        files.write_json(out / "index.json", index, indent=1)
     return SweepResult(out, results, len(tasks), len(unique), len(computed_keys), cached,
-                       time.perf_counter() - t0, computed_keys)
+                       time.perf_counter() - t0, computed_keys, damaged)
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """While a sweep runs, SIGTERM acts like Ctrl-C (finished tasks kept, workers
+    terminated) instead of killing the driver and orphaning its workers."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 def load_results(out: str | Path) -> tuple[pl.DataFrame, dict[str, Any]]:
-    """``results.parquet`` and ``sweep.json`` of a sweep directory."""
+    """``results.parquet`` and ``sweep.json`` of a sweep directory; a damaged file
+    raises :class:`files.FileProblem` naming it."""
     out = Path(out)
+    if not out.is_dir():
+        what = "is not a directory" if out.exists() else "does not exist"
+        raise ScenarioError(str(out), f"{what}: give a sweep output directory (with results.parquet)")
     res = out / "results.parquet"
     if not res.exists():
         raise ScenarioError(str(out), "no results.parquet here: run `shortflow sweep` (or `shortflow run --out`) first")
     meta_path = out / "sweep.json"
-    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-    return pl.read_parquet(res), meta
+    meta = files.read_json(meta_path) if meta_path.exists() else {}
+    if not isinstance(meta, dict):
+        raise files.FileProblem(meta_path, f"{meta_path} is damaged: expected a JSON object (the sweep's description), "
+                                           f"found {type(meta).__name__}")
+    df = files.read_parquet(res)
+    missing = [c for c in ("scenario", "seed") if c not in df.columns]
+    if missing:
+        raise files.FileProblem(res, f"{res} is not a shortflow results table: no column {missing[0]!r} "
+                                     f"(columns: {', '.join(df.columns[:12])})")
+    return df, meta
 
 
 if __name__ == "__main__":  # pragma: no cover

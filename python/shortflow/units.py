@@ -14,6 +14,16 @@ rate of 10^6 bit/s while ``"1MB"`` is a size of 10^6 bytes. A bare number is rej
 (except ``0`` for times): ``"50"`` could be seconds or milliseconds, so the file must say.
 
 Every error is a :class:`UnitError` (a ``ValueError``) naming the field and the value.
+
+Ranges (the core's clock counts integer nanoseconds in 64 bits, about 584 years):
+
+* a **time** is 0 or between 1 ns (the clock's resolution: "0.1ns" would silently become
+  0) and :data:`MAX_TIME_S` = 10^9 s (about 31.7 years). Because every time is at most
+  1/18 of the clock's range, sums of a handful of them (start + delays + RTOs) cannot
+  wrap or saturate;
+* a **rate** is between 1 bit/s and :data:`MAX_RATE_BPS` = 10^15 bit/s (1 Pb/s);
+* a **size** is at most :data:`MAX_SIZE_BYTES` = 2^53 bytes (exact in a float, within
+  the core's 64-bit byte counters).
 """
 
 from __future__ import annotations
@@ -35,7 +45,20 @@ __all__ = [
     "RATE_UNITS",
     "SIZE_UNITS",
     "TIME_UNITS",
+    "MAX_TIME_S",
+    "MIN_TIME_S",
+    "MAX_RATE_BPS",
+    "MAX_SIZE_BYTES",
 ]
+
+#: Largest accepted time (seconds): 10^9 s, about 31.7 years, 1/18 of the core's u64-ns clock.
+MAX_TIME_S = 1e9
+#: Smallest non-zero time: the clock's resolution, 1 ns.
+MIN_TIME_S = 1e-9
+#: Largest accepted rate (bits/s): 1 Pb/s.
+MAX_RATE_BPS = 1e15
+#: Largest accepted size (bytes): 2^53, exactly representable as a float.
+MAX_SIZE_BYTES = 2**53
 
 Number = Union[int, float]
 
@@ -161,6 +184,11 @@ def parse_time(value: object, field: str = "time", *, allow_zero: bool = True) -
         raise UnitError(field, value, "a time cannot be negative")
     if secs == 0 and not allow_zero:
         raise UnitError(field, value, "must be greater than zero")
+    if 0 < secs < MIN_TIME_S * (1 - 1e-9):
+        raise UnitError(field, value, f"is {secs:g} s, below the clock's resolution of 1 ns (it would become 0)")
+    if secs > MAX_TIME_S:
+        raise UnitError(field, value, f"is {secs:g} s, beyond the largest time accepted, {MAX_TIME_S:g} s "
+                                      "(about 31.7 years; the simulator's clock counts 64-bit nanoseconds)")
     # Round away binary noise such as 0.1 * 1e-3 = 1.0000000000000002e-4 at 1 ns resolution
     # only when it is noise (the core rounds to the nearest ns anyway).
     return float(f"{secs:.15g}")
@@ -182,6 +210,10 @@ def parse_rate(value: object, field: str = "rate") -> float:
     bps = num * RATE_UNITS[unit]
     if bps <= 0:
         raise UnitError(field, value, "a rate must be greater than zero")
+    if bps < 1:
+        raise UnitError(field, value, f"is {bps:g} bit/s; a rate must be at least 1 bit/s")
+    if bps > MAX_RATE_BPS:
+        raise UnitError(field, value, f"is {bps:g} bit/s, beyond the largest rate accepted, 1 Pb/s ({MAX_RATE_BPS:g} bit/s)")
     return float(f"{bps:.15g}")
 
 
@@ -204,6 +236,8 @@ def parse_size(value: object, field: str = "size", *, allow_zero: bool = False) 
         raise UnitError(field, value, "a size cannot be negative")
     if nbytes == 0 and not allow_zero:
         raise UnitError(field, value, "must be greater than zero")
+    if nbytes > MAX_SIZE_BYTES:
+        raise UnitError(field, value, f"is {raw:g} bytes, beyond the largest size accepted, 2^53 bytes")
     return int(nbytes)
 
 

@@ -315,13 +315,21 @@ def test_out_of_order_lines():
     b = L.analyze(shuffled, reorder_s=120)
     assert (b.out_of_order, b.late_clamped, b.max_lateness_s) == (1, 0, 100)
     assert (a.gap_values, a.gap_counts, a.nets_values, a.nets_counts) == (b.gap_values, b.gap_counts, b.nets_values, b.nets_counts)
-    # beyond it: seconds 0 and 10 were released when 100 s arrived (< 100 - 60), so the
-    # line is late and clamped to 11 s; N1 now has gaps 10, 1, 989 instead of 0, 10, 990
+    # 100 s is a lone jump beyond a 60 s tolerance followed by an older line: it is held
+    # as "ahead" instead of releasing 0 s and 10 s, so the 0 s line (10 s older than the
+    # newest second) is still placed exactly
     c = L.analyze(shuffled, reorder_s=60)
-    assert (c.out_of_order, c.late_clamped, c.max_lateness_s) == (1, 1, 100)
-    assert c.requests == a.requests
-    g = hist(c.gap_values, c.gap_counts)
-    assert (g[10], g[1], g[989]) == (1, 1, 1) and 0 not in g and 990 not in g
+    assert (c.out_of_order, c.late_clamped, c.max_lateness_s, c.ahead) == (1, 0, 10, 1)
+    assert (a.gap_values, a.gap_counts, a.nets_values, a.nets_counts) == (c.gap_values, c.gap_counts, c.nets_values, c.nets_counts)
+    # a jump confirmed by a second line (400 s, 400 s) releases 0, 10 and 100 s; a 0 s
+    # line after it is late and clamped to 101 s: N1 has gaps 10, 91, 899 instead of 0, 10, 990
+    late = ordered[:]
+    late.insert(6, late.pop(2))
+    e = L.analyze(late, reorder_s=60)
+    assert (e.out_of_order, e.late_clamped, e.max_lateness_s, e.ahead) == (1, 1, 400, 0)
+    assert e.requests == a.requests
+    g = hist(e.gap_values, e.gap_counts)
+    assert (g[10], g[91], g[899]) == (1, 1, 1) and 0 not in g and 990 not in g
     # a line whose second is still open is placed exactly even if older than the tolerance
     d = L.analyze([line(A1, T0), line(A1, T0 + 100), line(B1, T0 + 50)], reorder_s=10)
     assert (d.out_of_order, d.late_clamped) == (1, 0) and d.gap_values == [100]
@@ -627,7 +635,8 @@ def test_tracemalloc_peak_bounded(tmp_path):
     Budget (worst case for this log): host cache <= 65,536 x ~130 B = 8.5 MB; per /24
     (20,000): `last` entry + key + 32-byte IP bitmap ~ 250 B = 5 MB; reorder buffer
     (61 s x 185 lines x ~40 B) < 1 MB; timestamp cache, Fig. 6/7 histograms and
-    rings < 1 MB; read buffers (1 MB file + 1 MB gzip reader) 2-3 MB.  ~18 MB in
+    rings < 1 MB; read buffers (1 MB file, 64 kB compressed + at most 1 MB decompressed
+    block and its line copy) 2-3 MB.  ~18 MB in
     all; the limit is 32 MiB, against > 50 MB for merely holding 200 k lines.
     """
     p = tmp_path / "trace.log.gz"
@@ -641,3 +650,102 @@ def test_tracemalloc_peak_bounded(tmp_path):
     assert r.lines_total == TRACE_LINES
     assert peak < 32 * (1 << 20), peak / (1 << 20)
     print(f"\ntracemalloc peak {peak / (1 << 20):.1f} MiB for {TRACE_LINES:,} lines")
+
+
+# ----------------------------------------------------------------------------- failures
+
+
+def _cli():
+    return sys.modules.get(MODNAME + ".cli") or importlib.import_module(MODNAME + ".cli")
+
+
+def _run_cli(*args):
+    from typer.testing import CliRunner
+
+    return CliRunner().invoke(_cli().app, ["analyze", *map(str, args)], env={"COLUMNS": "300"})
+
+
+def test_cli_malformed_lines_are_printed_literally(tmp_path):
+    """Markup and terminal escapes in a malformed line are shown, never interpreted."""
+    log = tmp_path / "evil.log"
+    evil = 'bad [/] [bold]x[/bold] \x1b[31mred\x1b[0m \x1b]0;title\x07 \u202eabc \x9b2J'
+    log.write_text("\n".join(known_log()[:4] + [evil]) + "\n")
+    res = _run_cli(log, "--out", tmp_path / "out")
+    assert res.exit_code == 0, res.output
+    assert "malformed line 5 (syntax): bad [/] [bold]x[/bold] \\x1b[31mred\\x1b[0m \\x1b]0;title\\x07 \\u202eabc \\x9b2J" in res.output
+    assert not any(c in res.output for c in "\x1b\x07\u202e\x9b")
+    assert _cli().safe("[/]\x1b\t") == "\\[/]\\x1b\t"
+
+
+def test_cli_truncated_gzip_keeps_lines_and_warns(tmp_path):
+    body = ("\n".join(line(f"10.0.{i % 50}.1", T0 + i) for i in range(20000)) + "\n").encode()
+    whole = gzip.compress(body)
+    log = tmp_path / "cut.log.gz"
+    log.write_bytes(whole[: len(whole) // 2])
+    res = _run_cli(log, "--out", tmp_path / "out", "--no-plots")
+    assert res.exit_code == 0, res.output
+    assert f"warning: {log}: the gzip file is truncated" in res.output and "Aborted" not in res.output
+    s = json.loads((tmp_path / "out" / "summary.json").read_text())
+    kept = s["lines"]["total"]
+    assert 0 < kept < 20000 and s["lines"]["malformed"] == 0  # complete lines only
+    assert s["warnings"] and "truncated" in s["warnings"][0]
+    assert gzip.decompress(whole).startswith(b"".join(l + b"\n" for l in body.split(b"\n")[:kept]))
+    # the API without a warning callback: an error naming the file
+    with pytest.raises(clf.LogInputError, match="truncated"):
+        list(clf.iter_lines(log))
+
+
+def test_cli_input_and_output_errors_are_clear(tmp_path):
+    fake = tmp_path / "fake.gz"
+    fake.write_bytes(b"\x1f\x8bnot gzip at all\n")
+    res = _run_cli(fake, "--out", tmp_path / "out")
+    assert res.exit_code == 2
+    assert f"error: {fake}: starts with the gzip signature (1f 8b) but is not a valid gzip file" in res.output
+    res = _run_cli(tmp_path, "--out", tmp_path / "out")
+    assert res.exit_code == 2 and f"ACCESS_LOG {tmp_path}: is a directory" in res.output
+    assert "no such file" not in res.output
+    res = _run_cli(tmp_path / "missing.log")
+    assert res.exit_code == 2 and "missing.log: no such file" in res.output
+    ok = tmp_path / "ok.log"
+    ok.write_text("\n".join(known_log()) + "\n")
+    res = _run_cli(ok, "--out", ok)
+    assert res.exit_code == 2 and f"--out {ok}: is an existing file, not a directory" in res.output
+    res = _run_cli(ok, "--out", ok / "sub")
+    assert res.exit_code == 2 and f"is inside {ok}, which is an existing file" in res.output
+    assert "internal error" not in res.output and "Traceback" not in res.output
+    with pytest.raises(clf.LogInputError, match="is a directory"):
+        L.analyze(tmp_path)
+
+
+def test_future_dated_line_does_not_hold_the_buffer():
+    """One line dated a day ahead: later lines keep flowing through a reorder buffer of
+    about the tolerance (one line a second here), the line is placed at its own time, and the
+    rest of the analysis is that of the log without it."""
+    base = [line(f"10.0.{i % 7}.1", T0 + i) for i in range(3000)]
+    odd = line("10.0.99.1", T0 + 20 * 3600)
+    with_odd = base[:100] + [odd] + base[100:]
+    a, b = L.analyze(base), L.analyze(with_odd)
+    assert (b.ahead, b.out_of_order, b.late_clamped, b.reorder_forced) == (1, 0, 0, 0)
+    # 61 open seconds of one line, the line that closes the oldest, and the held one (the
+    # old buffer held every line after it: 2,900)
+    assert b.reorder_peak == 63, b.reorder_peak
+    assert (b.gap_values, b.gap_counts, b.nets_values, b.nets_counts) == (a.gap_values, a.gap_counts, a.nets_values, a.nets_counts)
+    assert len(b.segments) == len(a.segments) + 1 and b.segments[-1].start == T0 + 20 * 3600
+    # the terminal warning says what happened
+    assert any("1 lone lines were dated more than 60 s ahead" in w for w in _cli().warnings(b))
+    # a log that resumes after a pause (two lines in a row beyond the tolerance) is a jump
+    resumed = base[:100] + [line("10.0.1.1", T0 + 7200 + i) for i in range(50)]
+    c = L.analyze(resumed)
+    assert (c.ahead, c.out_of_order, len(c.segments)) == (0, 0, 2)
+
+
+def test_reorder_buffer_bounded_by_lines():
+    lines_ = [line(f"10.0.{i % 5}.1", T0 + i // 100) for i in range(5000)]  # 100 lines per second
+    r = L.analyze(lines_, reorder_lines=250)
+    assert r.reorder_peak <= 251 and r.reorder_forced > 0
+    ref = L.analyze(lines_)
+    assert ref.reorder_forced == 0 and ref.reorder_peak > 5000 // 2  # 61 s x 100 lines: all of it
+    assert (r.gap_values, r.gap_counts, r.nets_values, r.nets_counts) == (ref.gap_values, ref.gap_counts, ref.nets_values, ref.nets_counts)
+    assert any("reorder buffer was full (250 lines" in w for w in _cli().warnings(r))
+    with pytest.raises(ValueError, match="reorder_lines must be at least 1, not 0"):
+        L.analyze(lines_, reorder_lines=0)

@@ -129,5 +129,11 @@ def test_sizes_are_exact_integers(n: int, unit: str) -> None:
 @given(st.floats(min_value=1e-6, max_value=1e6, allow_nan=False), st.sampled_from(["s", "ms", "us"]))
 def test_times_scale(x: float, unit: str) -> None:
     mult = {"s": 1.0, "ms": 1e-3, "us": 1e-6}[unit]
+    if x * mult < 0.999e-9:  # below the clock's 1 ns resolution: rejected
+        with pytest.raises(UnitError, match="resolution of 1 ns"):
+            parse_time(f"{x!r}{unit}")
+        return
+    if x * mult < 1.001e-9:  # at the resolution itself: float noise decides, tested in test_bad_input
+        return
     got = parse_time(f"{x!r}{unit}")
     assert math.isclose(got, x * mult, rel_tol=1e-12)

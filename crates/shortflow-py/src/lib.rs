@@ -7,6 +7,7 @@
 //! `RuntimeError` with the panic message.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -14,6 +15,7 @@ use pyo3::types::PyDict;
 
 use shortflow_core::config::{InfeasiblePolicy, SimConfig};
 use shortflow_core::spand::theory;
+use shortflow_core::{SimTime, Simulation};
 
 /// Run `f`, turning a panic into a Python `RuntimeError` that names the operation.
 fn guard<T>(what: &str, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
@@ -52,32 +54,80 @@ fn parse_policy(policy: &str) -> PyResult<InfeasiblePolicy> {
     }
 }
 
-enum RunError {
-    Config(String),
-    Panic(String),
-    Json(String),
+/// Wall time one slice of a run aims at: between slices the run checks for Ctrl-C
+/// (`check_signals`) and may report progress, so this bounds the interrupt latency.
+const SLICE_WALL: Duration = Duration::from_millis(20);
+/// Events in the first slice (later slices are sized from the measured event rate).
+const FIRST_SLICE_EVENTS: u64 = 20_000;
+/// The progress callback is called at most this often (and once at the end).
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+
+/// Run `f` with the GIL released, turning a panic into a `RuntimeError` naming `what`.
+fn detached_guard<T: Send>(py: Python<'_>, what: &str, f: impl FnOnce() -> T + Send) -> PyResult<T> {
+    py.detach(move || catch_unwind(AssertUnwindSafe(f))).map_err(|p| {
+        PyRuntimeError::new_err(format!(
+            "shortflow core panicked in {what}: {} (this is a bug; please report it with the configuration)",
+            panic_message(&p)
+        ))
+    })
 }
 
 /// Run one simulation. Takes the `SimConfig` JSON, returns the `RunResults` JSON.
-/// The GIL is released for the whole run, so threads may run simulations in parallel.
+///
+/// The run goes in slices of about `SLICE_WALL` with the GIL released (threads may run
+/// simulations in parallel); between slices it checks for signals, so Ctrl-C raises
+/// `KeyboardInterrupt` within a slice, and calls `progress(events, sim_time_s,
+/// duration_s)` at most every `PROGRESS_EVERY` and once at the end. Slices pause
+/// between two events, so the results equal those of an unsliced run bit for bit.
+/// `slice_events` fixes the slice length in events instead (for tests of exactly that).
 #[pyfunction]
-fn run(py: Python<'_>, config_json: &str) -> PyResult<String> {
-    let cfg = parse_config(config_json)?;
-    let out: Result<String, RunError> = py.detach(move || {
-        match catch_unwind(AssertUnwindSafe(|| shortflow_core::run(&cfg))) {
-            Ok(Ok(results)) => serde_json::to_string(&results).map_err(|e| RunError::Json(e.to_string())),
-            Ok(Err(e)) => Err(RunError::Config(e.to_string())),
-            Err(p) => Err(RunError::Panic(panic_message(&p))),
-        }
-    });
-    match out {
-        Ok(s) => Ok(s),
-        Err(RunError::Config(m)) => Err(PyValueError::new_err(m)),
-        Err(RunError::Json(m)) => Err(PyRuntimeError::new_err(format!("could not serialise results: {m}"))),
-        Err(RunError::Panic(m)) => Err(PyRuntimeError::new_err(format!(
-            "shortflow core panicked in run: {m} (this is a bug; please report it with the configuration)"
-        ))),
+#[pyo3(signature = (config_json, progress=None, slice_events=None))]
+fn run(
+    py: Python<'_>,
+    config_json: &str,
+    progress: Option<Bound<'_, PyAny>>,
+    slice_events: Option<u64>,
+) -> PyResult<String> {
+    if slice_events == Some(0) {
+        return Err(PyValueError::new_err("slice_events = 0: a slice must hold at least one event"));
     }
+    let cfg = parse_config(config_json)?;
+    let duration_s = cfg.duration_s;
+    let t0 = Instant::now();
+    let mut sim = detached_guard(py, "run", move || Simulation::new(cfg))?
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let mut fired = 0u64;
+    let mut slice = slice_events.unwrap_or(FIRST_SLICE_EVENTS);
+    let mut last_report = t0;
+    loop {
+        let target = fired.saturating_add(slice);
+        let ts = Instant::now();
+        let sim_ref = &mut sim;
+        let paused = detached_guard(py, "run", move || sim_ref.run_until_events(SimTime::MAX, target))?;
+        if !paused {
+            break;
+        }
+        fired = target;
+        if slice_events.is_none() {
+            // Size the next slice from this one's event rate (at least 1000 events).
+            let took = ts.elapsed().as_secs_f64().max(1e-6);
+            slice = ((slice as f64) * SLICE_WALL.as_secs_f64() / took).clamp(1_000.0, 1e9) as u64;
+        }
+        py.check_signals()?;
+        if let Some(cb) = &progress {
+            if last_report.elapsed() >= PROGRESS_EVERY {
+                cb.call1((fired, sim.now().as_secs_f64(), duration_s))?;
+                last_report = Instant::now();
+            }
+        }
+    }
+    let mut results = sim.results();
+    results.stats.wall_s = t0.elapsed().as_secs_f64();
+    if let Some(cb) = &progress {
+        cb.call1((results.stats.events, results.stats.sim_end_s, duration_s))?;
+    }
+    detached_guard(py, "run", move || serde_json::to_string(&results))?
+        .map_err(|e| PyRuntimeError::new_err(format!("could not serialise results: {e}")))
 }
 
 /// Memory of a built, idle simulation: JSON with `rss_before_bytes`, `rss_after_bytes`,

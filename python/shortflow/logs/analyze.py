@@ -23,8 +23,15 @@ How it stays in bounded memory on a 10 M-line log (no line is kept):
    whose second has already been released ("late") is counted and clamped
    forward to the second after the last released one (the smallest move that
    keeps the stream sorted; it joins that second's calendar day).  Every line
-   older than an earlier one is counted as out of order, and the largest
-   lateness is reported.  Memory: the lines of ``reorder_s`` seconds.
+   older than the newest second read is counted as out of order, and the largest
+   lateness is reported.  A line more than ``reorder_s`` ahead of the newest
+   second does not move the tolerance window at once: only a second such line in
+   a row confirms the jump (the log resumed after a pause).  Otherwise it was a
+   lone future-dated line ("ahead"): it waits in the buffer for its second and
+   later lines keep flowing, instead of all of them becoming "older than the
+   newest line" and staying buffered behind it.  The buffer also holds at most
+   ``reorder_lines`` lines; beyond that its oldest seconds are released early
+   (counted).  Memory: the lines of ``reorder_s`` seconds, at most ``reorder_lines``.
 3. *Segments* on the sorted stream: a gap over ``segment_gap_s`` (1 h) between
    consecutive requests, or a change of the local calendar date as written in
    the log, starts a new segment.  All per-segment state is dropped at the
@@ -145,6 +152,7 @@ class LogReport:
     reorder_s: int
     image_exts: tuple[str, ...]  #: empty when images are kept
     only_get: bool
+    reorder_lines: int = 1_000_000  #: the reorder buffer's bound in lines
     # line accounting (each line lands in exactly one bucket)
     lines_total: int = 0
     lines_blank: int = 0
@@ -161,6 +169,10 @@ class LogReport:
     out_of_order: int = 0  #: lines older than an earlier line
     late_clamped: int = 0  #: ... and older than the reorder tolerance allowed
     max_lateness_s: int = 0
+    ahead: int = 0  #: lone lines dated more than the tolerance ahead of the log
+    reorder_forced: int = 0  #: lines released early because the buffer was full
+    reorder_peak: int = 0  #: most lines the reorder buffer held at once
+    warnings: list[str] = field(default_factory=list)  #: e.g. a truncated gzip input
     # results
     distinct_ips: int = 0
     distinct_networks: int = 0
@@ -221,6 +233,7 @@ class LogReport:
                 "segment_gap_s": self.segment_gap_s,
                 "split_days": self.split_days,
                 "reorder_s": self.reorder_s,
+                "reorder_lines": self.reorder_lines,
                 "image_exts": list(self.image_exts),
                 "only_get": self.only_get,
             },
@@ -244,7 +257,11 @@ class LogReport:
                 "out_of_order": self.out_of_order,
                 "late_clamped": self.late_clamped,
                 "max_lateness_s": self.max_lateness_s,
+                "ahead": self.ahead,
+                "reorder_forced": self.reorder_forced,
+                "reorder_peak": self.reorder_peak,
             },
+            "warnings": self.warnings,
             "distinct_ips": self.distinct_ips,
             "distinct_networks": self.distinct_networks,
             "fig6_gaps": {
@@ -445,18 +462,21 @@ class _Analyzer:
         only_get = rep.only_get
         is_image = image_matcher(rep.image_exts)
         reorder = rep.reorder_s
+        cap = rep.reorder_lines
         second = self.second
         # reorder buffer: second -> keys; heap of pending seconds
         pend: dict[int, list[int]] = {}
         pend_day: dict[int, int] = {}
         heap: list[int] = []
         push, pop = heapq.heappush, heapq.heappop
-        max_t = -(1 << 62)
+        start = max_t = -(1 << 62)  # max_t: the newest second (the tolerance window's front)
         cur: list[int] = []  # pend[max_t]
         released = max_t  # last second handed to the sorted stream
         released_day = 0
+        buffered = peak = 0  # lines in pend; the most there were (it grows until a release)
+        held = held_t = 0  # held = 1 while the last line was a lone jump (to held_t) beyond the tolerance
         n = 0
-        n_blank = n_req = n_meth = n_img = n_ooo = n_late = 0
+        n_blank = n_req = n_meth = n_img = n_ooo = n_late = n_ahead = n_forced = 0
         max_late = 0
         tick = (1 << 18) - 1
 
@@ -524,34 +544,81 @@ class _Analyzer:
             n_req += 1
 
             # ---- reorder buffer ----
-            if t == max_t:
+            if t == max_t and t > released:
+                if held:  # the lone line ahead was not followed: it is out of place
+                    n_ahead += held
+                    held = 0
                 cur.append(key)
-            elif t > max_t:
-                max_t = t
-                cur = pend[t] = [key]
-                pend_day[t] = day
-                push(heap, t)
-                horizon = t - reorder
-                while heap[0] < horizon:
-                    released = s = pop(heap)
-                    released_day = pend_day.pop(s)
-                    second(s, released_day, pend.pop(s))
+                buffered += 1
             else:
-                n_ooo += 1
-                if max_t - t > max_late:
-                    max_late = max_t - t
+                if t < max_t:
+                    n_ooo += 1
+                    if max_t - t > max_late:
+                        max_late = max_t - t
                 if t <= released:  # its second is gone: clamp forward, minimally
                     n_late += 1
                     t = released + 1
                     day = released_day
-                lst = pend.get(t)
-                if lst is None:
-                    pend[t] = [key]
-                    pend_day[t] = day
-                    push(heap, t)
+                if t > max_t and (held or max_t == start or t - max_t <= reorder):
+                    # the window moves: a step within the tolerance, the first line, or a
+                    # jump beyond it confirmed by a second such line in a row
+                    front = t
+                    if held:
+                        if t - max_t <= reorder:  # a step: the held line was out of place
+                            n_ahead += held
+                        elif held_t > t:  # the jump is confirmed by an older line
+                            n_ooo += 1
+                            if held_t - t > max_late:
+                                max_late = held_t - t
+                            front = held_t
+                        held = 0
+                    lst = pend.get(t)
+                    if lst is None:
+                        pend[t] = [key]
+                        pend_day[t] = day
+                        push(heap, t)
+                    else:
+                        lst.append(key)
+                    buffered += 1
+                    max_t = front
+                    cur = pend[front]
+                    if buffered > peak:
+                        peak = buffered
+                    horizon = front - reorder
+                    while heap[0] < horizon:
+                        released = s = pop(heap)
+                        released_day = pend_day.pop(s)
+                        keys = pend.pop(s)
+                        buffered -= len(keys)
+                        second(s, released_day, keys)
                 else:
-                    lst.append(key)
+                    if t > max_t:  # a lone line beyond the tolerance: wait for the next one
+                        held = 1
+                        held_t = t
+                    elif held:
+                        n_ahead += held
+                        held = 0
+                    lst = pend.get(t)
+                    if lst is None:
+                        pend[t] = [key]
+                        pend_day[t] = day
+                        push(heap, t)
+                    else:
+                        lst.append(key)
+                    buffered += 1
+            if buffered > cap:  # bounded memory whatever the order: release the oldest early
+                if buffered > peak:
+                    peak = buffered
+                while buffered > cap:
+                    released = s = pop(heap)
+                    released_day = pend_day.pop(s)
+                    keys = pend.pop(s)
+                    buffered -= len(keys)
+                    n_forced += len(keys)
+                    second(s, released_day, keys)
 
+        if buffered > peak:
+            peak = buffered
         while heap:
             s = pop(heap)
             second(s, pend_day.pop(s), pend.pop(s))
@@ -565,6 +632,9 @@ class _Analyzer:
         rep.out_of_order = n_ooo
         rep.late_clamped = n_late
         rep.max_lateness_s = max_late
+        rep.ahead = n_ahead
+        rep.reorder_forced = n_forced
+        rep.reorder_peak = peak
 
     def malformed(self, lineno: int, reason: str, line: bytes) -> None:
         rep = self.rep
@@ -586,6 +656,7 @@ def analyze(
     segment_gap_s: int | str = 3600,
     split_days: bool = True,
     reorder_s: int | str = 60,
+    reorder_lines: int = 1_000_000,
     image_exts: Iterable[str] | None = DEFAULT_IMAGE_EXTS,
     keep_images: bool = False,
     only_get: bool = False,
@@ -596,7 +667,7 @@ def analyze(
     ``path`` is a file (plain or gzip, detected by magic bytes), ``"-"`` for
     stdin, a binary stream, or any iterable of lines (``str`` or ``bytes``).
     ``window_s``, ``segment_gap_s`` and ``reorder_s`` accept seconds or
-    strings like ``"5m"``.  ``hostnames`` (optional) is an ``ip hostname`` map
+    strings like ``"5m"``; ``reorder_lines`` bounds the reorder buffer.  ``hostnames`` (optional) is an ``ip hostname`` map
     for the /24 check (see :mod:`shortflow.logs.prefix`); no live DNS is done.
     ``image_exts`` is the inline-image extension list (``keep_images=True`` or
     an empty list disables the filter).  ``progress(n_lines)`` is called every
@@ -613,6 +684,8 @@ def analyze(
     ro = parse_duration(reorder_s)
     if ro < 0:
         raise ValueError("reorder tolerance must be >= 0")
+    if int(reorder_lines) < 1:
+        raise ValueError(f"reorder_lines must be at least 1, not {reorder_lines}")
     exts: tuple[str, ...] = ()
     if not keep_images and image_exts:
         norm = (e.strip().lower() for e in image_exts)
@@ -627,10 +700,11 @@ def analyze(
         reorder_s=ro,
         image_exts=exts,
         only_get=only_get,
+        reorder_lines=int(reorder_lines),
     )
     t0 = _time.perf_counter()
     an = _Analyzer(rep)
-    an.run(iter_lines(path), progress)
+    an.run(iter_lines(path, warn=rep.warnings.append), progress)
     an.finish()
     rep.distinct_ips = sum(int.from_bytes(b, "little").bit_count() for b in rep.ip_bitmaps.values())
     if hostnames is not None:

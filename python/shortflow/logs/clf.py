@@ -24,10 +24,12 @@ import ipaddress
 import os
 import re
 import sys
+import zlib
 from dataclasses import dataclass
 from typing import BinaryIO, Callable, Iterable, Iterator
 
 __all__ = [
+    "LogInputError",
     "HOST_IPV6",
     "HOST_NAME",
     "HOST_OTHER",
@@ -264,42 +266,128 @@ def parse_line(line: str | bytes) -> ParsedLine | MalformedLine:
 # --------------------------------------------------------------------------- input
 
 
-def open_binary(path: str | os.PathLike) -> tuple[BinaryIO, bool]:
-    """Open a log for binary line iteration; ``-`` is stdin.
+class LogInputError(ValueError):
+    """An input that cannot be read as a log: the message names the file and why."""
 
-    Gzip is detected by its magic bytes (``1f 8b``), not by the file name.
-    Returns ``(stream, is_gzip)``; the caller closes the stream.
+
+def open_binary(path: str | os.PathLike) -> tuple[BinaryIO, bool]:
+    """Open a log for binary reading; ``-`` is stdin.
+
+    Gzip is detected by its magic bytes (``1f 8b``), not by the file name. Returns
+    ``(raw stream, is_gzip)``: the stream is *not* decompressed (:func:`iter_lines`
+    does that, keeping every line before a damaged or truncated end); the caller
+    closes it. A missing file, a directory or an unreadable file raise
+    :class:`LogInputError` naming it.
     """
-    stdin = str(path) == "-"
-    if stdin:
+    if str(path) == "-":
         raw: BinaryIO = sys.stdin.buffer
         if not hasattr(raw, "peek"):  # e.g. a BytesIO substituted by a test runner
             raw = io.BufferedReader(raw)  # type: ignore[arg-type]
     else:
-        raw = open(path, "rb", buffering=1 << 20)
-    if raw.peek(2)[:2] != b"\x1f\x8b":  # type: ignore[attr-defined]
-        return raw, False
-    if stdin:
-        return io.BufferedReader(gzip.GzipFile(fileobj=raw, mode="rb"), 1 << 20), True  # type: ignore[arg-type]
-    raw.close()  # reopen through gzip so that closing the reader closes the file
-    return io.BufferedReader(gzip.GzipFile(filename=path, mode="rb"), 1 << 20), True  # type: ignore[arg-type]
+        try:
+            raw = open(path, "rb", buffering=1 << 20)
+        except IsADirectoryError:
+            raise LogInputError(f"{path}: is a directory, not a log file") from None
+        except FileNotFoundError:
+            raise LogInputError(f"{path}: no such file") from None
+        except OSError as e:
+            raise LogInputError(f"{path}: cannot be read ({e.strerror or e})") from None
+    return raw, raw.peek(2)[:2] == _GZIP_MAGIC  # type: ignore[attr-defined]
 
 
-def iter_lines(source: str | os.PathLike | BinaryIO | Iterable[str | bytes]) -> Iterator[bytes]:
-    """Yield raw lines (bytes) from a path, ``-``, a binary stream or an iterable of lines."""
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _gunzip(raw: BinaryIO) -> Iterator[bytes]:
+    """The decompressed blocks (at most 1 MiB each) of a gzip stream: every member,
+    zero padding after a member skipped as :mod:`gzip` does. Raises EOFError when the
+    input ends inside a member and ``zlib.error`` when it is damaged."""
+    d = zlib.decompressobj(31)
+    inside = False
+    buf = b""
+    while True:
+        if not buf:
+            buf = raw.read(1 << 16)
+            if not buf:
+                break
+        if not inside:
+            buf = buf.lstrip(b"\0")
+            if not buf:
+                continue
+            inside = True
+        out = d.decompress(buf, 1 << 20)
+        if out:
+            yield out
+        if d.eof:
+            buf = d.unused_data
+            d = zlib.decompressobj(31)
+            inside = False
+        else:
+            buf = d.unconsumed_tail
+    if inside:
+        out = d.flush()  # output zlib still holds for input it has consumed
+        if out:
+            yield out
+        if not d.eof:
+            raise EOFError("the gzip stream ends inside a member")
+
+
+def _gzip_lines(raw: BinaryIO) -> Iterator[bytes]:
+    """The lines of a gzip stream; a partial last line before a damaged end is dropped."""
+    rest = b""
+    for block in _gunzip(raw):
+        if rest:
+            block = rest + block
+        i = block.rfind(b"\n") + 1
+        rest = block[i:]
+        yield from io.BytesIO(block[:i])
+    if rest:
+        yield rest
+
+
+def _lines(raw: BinaryIO, name: str, warn: Callable[[str], None] | None) -> Iterator[bytes]:
+    """The lines of ``raw`` (gzip detected by magic). A damaged or truncated gzip input
+    ends with a warning (``warn``; an error when it is None) that names the file and
+    keeps the lines read so far. A file that starts like gzip but is not one is an error."""
+    if not (hasattr(raw, "peek") and raw.peek(2)[:2] == _GZIP_MAGIC):  # type: ignore[attr-defined]
+        yield from raw
+        return
+    n = 0
+    try:
+        for line in _gzip_lines(raw):
+            n += 1
+            yield line
+        return
+    except EOFError:
+        problem = "the gzip file is truncated (it ends before its end-of-stream marker)"
+    except zlib.error as e:
+        if n == 0:
+            raise LogInputError(f"{name}: starts with the gzip signature (1f 8b) but is not a valid gzip file ({e})") from None
+        problem = f"the gzip data is damaged ({e})"
+    msg = f"{name}: {problem}; kept the {n:,} complete lines before the damage"
+    if warn is None:
+        raise LogInputError(msg)
+    warn(msg)
+
+
+def iter_lines(source: str | os.PathLike | BinaryIO | Iterable[str | bytes],
+               warn: Callable[[str], None] | None = None) -> Iterator[bytes]:
+    """Yield raw lines (bytes) from a path, ``-``, a binary stream or an iterable of lines.
+
+    Gzip input (paths and streams) is detected by its magic bytes. ``warn(message)`` is
+    told about a truncated or damaged gzip input, whose complete lines up to the damage
+    are kept; without ``warn`` that is a :class:`LogInputError`."""
     if isinstance(source, (str, os.PathLike)):
         stream, _ = open_binary(source)
         try:
-            yield from stream
+            yield from _lines(stream, "<stdin>" if str(source) == "-" else str(source), warn)
         finally:
             if str(source) != "-":
                 stream.close()
         return
     if hasattr(source, "read"):
-        s = source
-        if hasattr(s, "peek") and s.peek(2)[:2] == b"\x1f\x8b":  # type: ignore[union-attr]
-            s = gzip.GzipFile(fileobj=s, mode="rb")  # type: ignore[arg-type]
-        for line in s:  # type: ignore[union-attr]
+        s = source  # gzip is detected when the stream can peek
+        for line in _lines(s, str(getattr(source, "name", "<stream>")), warn):  # type: ignore[arg-type]
             yield line if isinstance(line, bytes) else line.encode("utf-8", "surrogateescape")
         return
     for line in source:  # type: ignore[union-attr]

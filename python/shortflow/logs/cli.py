@@ -7,10 +7,28 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .analyze import DEFAULT_IMAGE_EXTS, LogReport, analyze, parse_duration
-from .output import write_outputs
+from .clf import LogInputError
+from .output import OutputError, check_out_dir, write_outputs
+
+#: C0/C1 control characters (but tab), DEL and the Unicode bidirectional overrides,
+#: shown as escapes so that a log line cannot move the cursor, recolour or reorder the terminal
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0A, 0x20), *range(0x7F, 0xA0))}
+_CONTROL.update({c: f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))})
+
+
+def safe(text: str) -> str:
+    """``text`` from a log, fit for a rich console: control characters escaped and rich
+    markup (``[bold]``, ``[/]``) printed literally."""
+    return escape(text.translate(_CONTROL))
+
+
+def _error(message: str) -> typer.Exit:
+    Console(stderr=True).print(f"[bold red]error:[/] {safe(message)}", highlight=False)
+    return typer.Exit(2)
 
 app = typer.Typer(
     name="logs",
@@ -57,6 +75,10 @@ def analyze_cmd(
         "--reorder",
         help="Out-of-order tolerance: lines up to this much older than the newest are placed exactly.",
     ),
+    reorder_lines: int = typer.Option(
+        1_000_000, "--reorder-lines", min=1,
+        help="Most lines held for reordering; beyond that the oldest are released early (counted).",
+    ),
     keep_images: bool = typer.Option(False, "--keep-images", help="Do not drop inline-image requests."),
     image_ext: str = typer.Option(
         ",".join(DEFAULT_IMAGE_EXTS), "--image-ext", help="Comma-separated inline-image extensions to drop."
@@ -74,10 +96,14 @@ def analyze_cmd(
     No live reverse DNS is done (lookups today would not match the log's era): give a precomputed map with --hostnames.
     """
     console = Console(stderr=True, quiet=quiet)
-    if access_log != "-" and not Path(access_log).is_file():
-        raise typer.BadParameter(f"no such file: {access_log}", param_hint="ACCESS_LOG")
-    if hostnames is not None and str(hostnames) != "-" and not hostnames.is_file():
-        raise typer.BadParameter(f"no such file: {hostnames}", param_hint="--hostnames")
+    for what, f in (("ACCESS_LOG", access_log), ("--hostnames", hostnames)):
+        if f is not None and str(f) != "-" and not Path(f).is_file():
+            why = "is a directory, not a file" if Path(f).is_dir() else "no such file"
+            raise _error(f"{what} {f}: {why}")
+    try:
+        check_out_dir(out)
+    except OutputError as e:
+        raise _error(str(e)) from None
     w = _dur("--window", window)
     g = _dur("--segment-gap", segment_gap)
     r = _dur("--reorder", reorder)
@@ -96,27 +122,55 @@ def analyze_cmd(
                 segment_gap_s=g,
                 split_days=split_days,
                 reorder_s=r,
+                reorder_lines=reorder_lines,
                 image_exts=exts,
                 keep_images=keep_images,
                 only_get=only_get,
                 progress=progress,
             )
+        except LogInputError as e:
+            raise _error(str(e)) from None
         except ValueError as e:
             raise typer.BadParameter(str(e)) from None
         status.update("writing outputs...")
-        files = write_outputs(rep, out, plots=plots)
+        try:
+            files = write_outputs(rep, out, plots=plots)
+        except OutputError as e:
+            raise _error(str(e)) from None
     if not quiet:
         print_summary(rep, console)
-        console.print(f"[dim]wrote {len(files)} files to {out}[/dim]")
+        console.print(f"[dim]wrote {len(files)} files to {safe(str(out))}[/dim]")
+    warn = Console(stderr=True)  # warnings are shown even with --quiet
+    for msg in warnings(rep):
+        warn.print(f"[yellow]warning: {safe(msg)}[/yellow]", highlight=False)
+
+
+def warnings(rep: LogReport) -> list[str]:
+    """What the user must know about the input: damaged files, lines out of order,
+    lines moved or released early, nothing analysed."""
+    out = list(rep.warnings)
+    if rep.out_of_order or rep.ahead:
+        msg = f"{rep.out_of_order:,} lines out of order (up to {rep.max_lateness_s} s older than a line before them)"
+        if rep.late_clamped:
+            msg += (f"; {rep.late_clamped:,} were older than the --reorder tolerance ({rep.reorder_s} s) allowed "
+                    "and were moved forward to the oldest time still open")
+        if rep.ahead:
+            msg += (f"; {rep.ahead:,} lone lines were dated more than {rep.reorder_s} s ahead of the log and were "
+                    "held back to their own time (future-dated lines?)")
+        out.append(msg)
+    if rep.reorder_forced:
+        out.append(f"the reorder buffer was full ({rep.reorder_lines:,} lines, --reorder-lines): "
+                   f"{rep.reorder_forced:,} lines were released before the --reorder tolerance ran out")
     if rep.requests == 0:
-        console.print("[yellow]warning: no request survived parsing and filtering[/yellow]")
+        out.append("no request survived parsing and filtering")
+    return out
 
 
 def print_summary(rep: LogReport, console: Console | None = None) -> None:
     """The terminal summary table."""
     console = console or Console()
     s = rep.summary()
-    t = Table(title=f"Access log: {rep.source}", show_header=False, title_justify="left")
+    t = Table(title=f"Access log: {safe(rep.source)}", show_header=False, title_justify="left")
     t.add_column("", style="bold")
     t.add_column("", justify="right")
     t.add_column("", style="dim")
@@ -144,6 +198,8 @@ def print_summary(rep: LogReport, console: Console | None = None) -> None:
             f"{rep.out_of_order:,}",
             f"max {rep.max_lateness_s} s late; {rep.late_clamped:,} beyond the {rep.reorder_s} s tolerance (clamped)",
         )
+    if rep.ahead:
+        t.add_row("  far ahead (held back)", f"{rep.ahead:,}", f"lone lines more than {rep.reorder_s} s in the future")
     t.add_row("distinct client IPs", f"{rep.distinct_ips:,}", "")
     t.add_row(f"distinct /{rep.prefix} networks", f"{rep.distinct_networks:,}", "")
     segs = rep.segments
@@ -176,7 +232,8 @@ def print_summary(rep: LogReport, console: Console | None = None) -> None:
             t.add_row("  unparsed map lines", f"{pc.map_unparsed:,}", "")
     console.print(t)
     for ex in rep.malformed_examples[:3]:
-        console.print(f"[dim]malformed line {ex['line']} ({ex['reason']}): {ex['text'][:120]}[/dim]", highlight=False)
+        console.print(f"[dim]malformed line {ex['line']} ({ex['reason']}): {safe(ex['text'][:120])}[/dim]",
+                      highlight=False)
 
 
 def _reasons(d: dict[str, int]) -> str:

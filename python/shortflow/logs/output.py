@@ -10,7 +10,26 @@ from typing import Iterable
 
 from .analyze import LogReport
 
-__all__ = ["plot_fig6", "plot_fig7", "write_outputs"]
+__all__ = ["OutputError", "check_out_dir", "plot_fig6", "plot_fig7", "write_outputs"]
+
+
+class OutputError(OSError):
+    """An output directory or file that cannot be written; the message names it."""
+
+
+def check_out_dir(out_dir: str | os.PathLike) -> Path:
+    """``out_dir`` as a Path, if it is a directory or can be made one (checked before a
+    long analysis, so that a bad ``--out`` fails at once)."""
+    out = Path(out_dir)
+    for p in (out, *out.parents):
+        if p.exists():
+            if not p.is_dir():
+                what = "is" if p == out else f"is inside {p}, which is"
+                raise OutputError(f"--out {out}: {what} an existing file, not a directory")
+            if not os.access(p, os.W_OK | os.X_OK):
+                raise OutputError(f"--out {out}: {p} is not writable")
+            break
+    return out
 
 
 def _write_cdf(p: Path, x_name: str, cdf: tuple[Iterable[float], Iterable[float]], counts: Iterable[int]) -> Path:
@@ -28,8 +47,17 @@ def write_outputs(report: LogReport, out_dir: str | os.PathLike = "out/logs", pl
     """Write ``gap_cdf.csv``, ``nets5min_cdf.csv``, ``summary.json``, the
     ``prefix_check.csv`` / ``prefix_mixed.csv`` pair (if a hostname map was
     given) and ``fig6_gap_cdf.png`` / ``fig7_nets_cdf.png``.  Returns name → path."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = check_out_dir(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        return _write_all(report, out, plots)
+    except OutputError:
+        raise
+    except OSError as e:
+        raise OutputError(f"cannot write {e.filename or out}: {e.strerror or e}") from None
+
+
+def _write_all(report: LogReport, out: Path, plots: bool) -> dict[str, Path]:
     written: dict[str, Path] = {}
 
     written["gap_cdf"] = _write_cdf(out / "gap_cdf.csv", "gap_s", report.gap_cdf(), report.gap_counts)
@@ -128,6 +156,9 @@ def plot_fig7(report: LogReport, path: str | os.PathLike) -> Path:
         lo, hi = x[0], x[-1]
         pad = max(1, (hi - lo) * 0.05)
         ax.set_xlim(max(0, lo - pad), hi + pad)
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # a count of networks
         p50, p95 = report.nets_percentile(50), report.nets_percentile(95)
         ax.set_title(
             f"median {p50:,}, 95th pct {p95:,}, max {hi:,}  ({report.fig7_requests:,} requests)", fontsize=8

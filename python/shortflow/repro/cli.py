@@ -11,6 +11,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..console import err_console, friendly, integer, out_console
+
 app = typer.Typer(
     name="repro",
     help="Reproduce published results and check the papers' claims.",
@@ -28,7 +30,7 @@ def _repro() -> None:
 def spand_cmd(
     quick: bool = typer.Option(False, "--quick", help="Reduced run: 8 rounds, seeds 1-3, N in {1,6,20}, F in {10,30,100} KB."),
     demo: bool = typer.Option(False, "--demo", help="Fig. 5 and Fig. 10 only, with the quick settings (about a minute)."),
-    jobs: int = typer.Option(2, "--jobs", "-j", min=1, help="Parallel simulations."),
+    jobs: int = typer.Option(2, "--jobs", "-j", parser=integer(1), metavar="INTEGER", help="Parallel simulations."),
     out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/repro-spand[-quick|-demo])."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the sweeps' progress bars."),
 ) -> None:
@@ -37,15 +39,13 @@ def spand_cmd(
     Writes figNN.csv/png, claims.json and report.html into --out; the sweeps are cached
     under --out/runs/figNN, so an interrupted run resumes where it stopped.
     """
-    from ..cli import friendly
-
     friendly(_spand)(quick, demo, jobs, out, progress)
 
 
 def _spand(quick: bool, demo: bool, jobs: int, out: Optional[Path], progress: bool) -> None:
-    from ..cli import err_console as err
-    from ..cli import out_console as con
     from .spand import run
+
+    err, con = err_console, out_console
 
     if quick and demo:
         raise typer.BadParameter("use either --quick or --demo", param_hint="--quick/--demo")

@@ -42,9 +42,9 @@ class FigureResult:
     computed: int
     wall_s: float
     diagnostics: list[dict[str, Any]] = field(default_factory=list)
-    #: simulation time of every run of the figure, summed from the sweeps' journals
-    #: (whichever invocation computed them)
-    sim_s: float = 0.0
+    #: compute time of the figure's runs: each run's wall-clock time in its worker (about
+    #: its CPU time), summed from the sweeps' journals (whichever invocation computed them)
+    compute_s: float = 0.0
 
 
 def _journal_seconds(dirs: list[Path]) -> float:
@@ -99,7 +99,7 @@ class ClaimsReport:
             "settings": self.settings,
             "jobs": self.jobs,
             "wall_s": round(self.wall_s, 2),
-            "simulation_s": round(sum(fr.sim_s for fr in self.figures.values()), 2),
+            "compute_s": round(sum(fr.compute_s for fr in self.figures.values()), 2),
             "runs": sum(fr.tasks for fr in self.figures.values()),
             "computed_now": sum(fr.computed for fr in self.figures.values()),
             "version": self.version,
@@ -112,7 +112,7 @@ class ClaimsReport:
             "figures": {f"fig{n:02d}": {"caption": fr.spec.caption, "scenario": str(fr.scenario_path),
                                         "overrides": fr.changes, "csv": fr.csv.name, "png": fr.png.name,
                                         "runs": fr.tasks, "computed": fr.computed, "sweep_wall_s": round(fr.wall_s, 2),
-                                        "simulation_s": round(fr.sim_s, 2),
+                                        "compute_s": round(fr.compute_s, 2),
                                         "diagnostics": fr.diagnostics}
                         for n, fr in sorted(self.figures.items())},
         }
@@ -123,7 +123,7 @@ def run(out: str | Path, mode: str = "full", jobs: int = 2, *, settings: Optiona
         log: Optional[Callable[[str], None]] = None) -> ClaimsReport:
     """Run the reproduction into ``out`` and return its claims. ``settings`` replaces the
     mode's preset (e.g. ``MODES["demo"].with_(rounds=2, seeds=[1], n_grid=[1, 2])``)."""
-    from ... import __version__
+    from ...version import __version__
     from .output import (plot_friendliness, plot_schemes, write_claims_json, write_claims_markdown, write_csv,
                          write_report)
     from .theory import fig5_frame, plot_fig5

@@ -9,7 +9,7 @@ from typing import Optional, Sequence
 
 import polars as pl
 
-from ...stats import summarize, t95
+from ...stats import ci95, seed_means, summarize, t95
 
 __all__ = ["scheme_summary", "friendliness_summary", "reduction", "with_std"]
 
@@ -44,11 +44,13 @@ _COLS = ["mean", "std", "ci95", "seeds", "transfers", "unfinished", "timeouts", 
 
 
 def scheme_summary(rows: pl.DataFrame) -> pl.DataFrame:
-    """Figs. 10-17: one row per (x, scheme) with ``mean``/``std``/``ci95`` (s) and
-    ``spand_reduction_pct`` (SPAND's reduction versus that row's scheme)."""
+    """Figs. 10-17: one row per (x, scheme) with ``mean``/``std``/``ci95`` (s),
+    ``spand_reduction_pct`` (SPAND's reduction versus that row's scheme) and
+    ``spand_reduction_ci95`` (its 95% CI half-width across seeds, in percentage points)."""
     by = ["x", "scheme"]
     s = with_std(summarize(rows, by)).join(_extras(rows, by), on=by, how="left")
     s = _with_reduction(s, "mean", "spand_reduction_pct")
+    s = s.join(_reduction_ci(rows, by), on=by, how="left")
     # diagnostic only: the same from the third round on (no fresh connections, spec §4.5)
     late = rows.filter(pl.col("round") >= 2)
     lcols = ["mean_rounds_3plus", "spand_reduction_rounds_3plus_pct"]
@@ -59,7 +61,7 @@ def scheme_summary(rows: pl.DataFrame) -> pl.DataFrame:
         s = s.with_columns([pl.lit(None, dtype=pl.Float64).alias(c) for c in lcols])
     order = {k: i for i, k in enumerate(SCHEME_ORDER)}
     s = s.with_columns(pl.col("scheme").replace_strict(order, default=len(order), return_dtype=pl.Int64).alias("_o"))
-    return s.sort(["x", "_o"]).select(by + _COLS + ["spand_reduction_pct"] + lcols)
+    return s.sort(["x", "_o"]).select(by + _COLS + ["spand_reduction_pct", "spand_reduction_ci95"] + lcols)
 
 
 def _with_reduction(s: pl.DataFrame, mean: str, name: str) -> pl.DataFrame:
@@ -69,6 +71,21 @@ def _with_reduction(s: pl.DataFrame, mean: str, name: str) -> pl.DataFrame:
     red = [reduction(b, t) if sch != "spand" else None
            for b, t, sch in zip(s[mean].to_list(), s["_spand"].to_list(), s["scheme"].to_list())]
     return s.with_columns(pl.Series(name, red, dtype=pl.Float64)).drop("_spand")
+
+
+def _reduction_ci(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    """``spand_reduction_ci95`` per (x, scheme): 95% CI half-width of SPAND's reduction
+    across seeds, from the per-seed reductions (each seed's baseline run against the same
+    seed's SPAND run, so the shared randomness cancels)."""
+    m = seed_means(rows, by)
+    sp = m.filter(pl.col("scheme") == "spand").select("x", "seed", pl.col("seed_mean").alias("_spand"))
+    per = m.filter(pl.col("scheme") != "spand").join(sp, on=["x", "seed"], how="inner")
+    red = [reduction(b, t) for b, t in zip(per["seed_mean"].to_list(), per["_spand"].to_list())]
+    per = per.with_columns(pl.Series("_red", red, dtype=pl.Float64))
+    agg = per.group_by(by, maintain_order=True).agg(pl.col("_red").std().alias("_std"),
+                                                     pl.col("_red").drop_nulls().count().alias("_n"))
+    ci = [ci95(sd, n) for sd, n in zip(agg["_std"].to_list(), agg["_n"].to_list())]
+    return agg.select(by).with_columns(pl.Series("spand_reduction_ci95", ci, dtype=pl.Float64))
 
 
 def friendliness_summary(rows: pl.DataFrame) -> pl.DataFrame:

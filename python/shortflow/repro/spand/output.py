@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import polars as pl
 
-from ...mpl import pyplot, save
-from ...report import _CSS, _table
+from ...mpl import DODGE_NOTE, dodge_offsets, errorbar, integer_ticks, pyplot, save
+from ...report import _CSS, _table, scroll_box
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import ClaimsReport, FigureResult
@@ -36,18 +36,26 @@ BANDS = {
 
 
 def plot_schemes(fig_no: int, caption: str, x_label: str, s: pl.DataFrame, path: Path, note: str = "") -> Path:
-    """(a) mean completion time per scheme with 95% CI error bars, (b) SPAND's % reduction
-    versus each baseline (with the paper's claimed range, where it gives one)."""
+    """(a) mean completion time per scheme with 95% CI error bars (stopping at 0 s), (b)
+    SPAND's % reduction versus each baseline with its 95% CI across seeds (with the
+    paper's claimed range, where it gives one). The schemes' points are dodged sideways."""
     plt = pyplot()
     fig, (ax, axr) = plt.subplots(1, 2, figsize=(12, 4.6), dpi=110)
-    for scheme in s["scheme"].unique(maintain_order=True).to_list():
+    schemes = s["scheme"].unique(maintain_order=True).to_list()
+    xs_all = s["x"].to_list()
+    offsets = dict(zip(schemes, dodge_offsets(xs_all, len(schemes))))
+    baselines = [sch for sch in schemes if sch != "spand"]
+    offsets_r = dict(zip(baselines, dodge_offsets(xs_all, len(baselines))))
+    for scheme in schemes:
         part = s.filter(pl.col("scheme") == scheme).sort("x")
         st = _STYLE.get(scheme, {})
         label = "TCP/SPAND" if scheme == "spand" else scheme
-        ax.errorbar(part["x"], part["mean"], yerr=part["ci95"].fill_null(0.0), capsize=3, ms=5, label=label, **st)
+        errorbar(ax, part["x"].to_list(), part["mean"].to_list(), part["ci95"].to_list(), offset=offsets[scheme],
+                 floor=0.0, capsize=3, ms=5, label=label, **st)
         if scheme != "spand":
-            axr.plot(part["x"], part["spand_reduction_pct"], ms=5, label=f"vs {scheme}",
-                     **{k: v for k, v in st.items() if k != "lw"})
+            ci = part["spand_reduction_ci95"].to_list() if "spand_reduction_ci95" in part.columns else [None] * part.height
+            errorbar(axr, part["x"].to_list(), part["spand_reduction_pct"].to_list(), ci, offset=offsets_r[scheme],
+                     capsize=3, ms=5, label=f"vs {scheme}", **{k: v for k, v in st.items() if k != "lw"})
     for i, (lo, hi, lab) in enumerate(BANDS.get(fig_no, [])):
         c = "0.55" if i == 0 else "0.8"
         if hi is None:
@@ -65,8 +73,10 @@ def plot_schemes(fig_no: int, caption: str, x_label: str, s: pl.DataFrame, path:
     for a in (ax, axr):
         a.grid(True, alpha=0.3)
         a.legend(fontsize="x-small")
+        integer_ticks(a, xs_all)
     fig.suptitle(f"Fig. {fig_no}: {caption}" + (f"  [{note}]" if note else ""), fontsize="medium")
-    fig.text(0.99, 0.005, "error bars: 95% CI across seeds", ha="right", va="bottom", fontsize="x-small", alpha=0.6)
+    fig.text(0.99, 0.005, f"error bars: 95% CI across seeds (in (b): of the per-seed reductions); {DODGE_NOTE}",
+             ha="right", va="bottom", fontsize="x-small", alpha=0.6)
     return save(fig, path)
 
 
@@ -79,11 +89,13 @@ def plot_friendliness(fig_no: int, caption: str, f: pl.DataFrame, path: Path, no
     series = [("all-reno-ssr", "all", "reno-ssr (all reno-ssr)", dict(color="tab:red", marker="s", ls="-")),
               ("mixed", "b", "reno-ssr (mixed with SPAND)", dict(color="tab:orange", marker="^", ls="--")),
               ("mixed", "a", "TCP/SPAND (mixed)", dict(color="tab:blue", marker="o", ls="-", lw=2))]
+    offsets = dodge_offsets(f["x"].to_list(), len(series))
     for j, size in enumerate(sizes):
         ax, axr = axes[0][j], axes[1][j]
-        for scheme, cls, label, st in series:
+        for (scheme, cls, label, st), off in zip(series, offsets):
             part = f.filter((pl.col("size_kb") == size) & (pl.col("scheme") == scheme) & (pl.col("class") == cls)).sort("x")
-            ax.errorbar(part["x"], part["mean"], yerr=part["ci95"].fill_null(0.0), capsize=3, ms=5, label=label, **st)
+            errorbar(ax, part["x"].to_list(), part["mean"].to_list(), part["ci95"].to_list(), offset=off, floor=0.0,
+                     capsize=3, ms=5, label=label, **st)
             if scheme == "mixed":
                 axr.plot(part["x"], part["rel_to_all_reno_ssr_pct"], ms=5,
                          label=f"{label} vs same class, all reno-ssr", **st)
@@ -98,7 +110,10 @@ def plot_friendliness(fig_no: int, caption: str, f: pl.DataFrame, path: Path, no
         for a in (ax, axr):
             a.grid(True, alpha=0.3)
             a.legend(fontsize="x-small")
+            integer_ticks(a, f["x"].to_list())
     fig.suptitle(f"Fig. {fig_no}: {caption}" + (f"  [{note}]" if note else ""), fontsize="medium")
+    fig.text(0.99, 0.005, f"error bars: 95% CI across seeds; {DODGE_NOTE}", ha="right", va="bottom",
+             fontsize="x-small", alpha=0.6)
     return save(fig, path)
 
 
@@ -134,7 +149,8 @@ def write_claims_markdown(report: "ClaimsReport", path: Path) -> Path:
     cell = lambda t: str(t).replace("|", "\\|").replace("\n", " ")  # noqa: E731
     d = r.to_dict()
     lines = [
-        f"Mode `{r.mode}`: {d['runs']} simulation runs taking {d['simulation_s']:.0f} s of simulation time in all; "
+        f"Mode `{r.mode}`: {d['runs']} simulation runs taking {d['compute_s']:.0f} s of compute time in all "
+        "(each run's wall-clock time in its worker, summed); "
         f"{d['computed_now']} of them computed by this invocation ({r.wall_s:.0f} s wall, {r.jobs} jobs), the rest "
         f"taken from the sweep cache. shortflow {r.version}, {r.generated}. Settings: `{json.dumps(r.settings)}`.",
         "",
@@ -191,8 +207,9 @@ def write_report(report: "ClaimsReport", path: Path) -> Path:
         "settings": json.dumps(r.settings),
         "wall time": f"{r.wall_s:.1f} s for this invocation, which computed {sum(f.computed for f in r.figures.values())} "
                      f"of {sum(f.tasks for f in r.figures.values())} runs (the rest came from the cache)",
-        "simulation time": f"{sum(f.sim_s for f in r.figures.values()):.0f} s summed over all runs (from the sweeps' "
-                           "journals; on 'jobs' cores in parallel)",
+        "compute time": f"{sum(f.compute_s for f in r.figures.values()):.0f} s: each run's wall-clock time in its "
+                        "worker (about its CPU time), summed over all runs from the sweeps' journals; spread over "
+                        "'jobs' cores",
         "jobs": r.jobs,
         "claims": f"{n_pass}/{n_eval} pass (tolerant), {n_strict}/{n_eval} pass strictly; {len(r.skipped)} skipped",
         "shortflow": r.version,
@@ -210,9 +227,9 @@ def write_report(report: "ClaimsReport", path: Path) -> Path:
         rows.append(f"<tr><td class='l'>{e(c.id)}</td><td class='l'>{e(c.figure)}</td><td class='wrap'>{e(c.paper)}</td>"
                     f"<td class='wrap'>{e(c.summary)}</td><td class='wrap'>{e(c.criterion)}</td>"
                     f"{_verdict(c.strict_pass)}{_verdict(c.passed)}</tr>")
-    parts.append("<table><thead><tr><th class='l'>id</th><th class='l'>figure</th><th class='l'>paper</th>"
+    parts.append(scroll_box("<table><thead><tr><th class='l'>id</th><th class='l'>figure</th><th class='l'>paper</th>"
                  "<th class='l'>measured</th><th class='l'>criterion</th><th>strict</th><th>pass</th></tr></thead>"
-                 f"<tbody>{''.join(rows)}</tbody></table>")
+                 f"<tbody>{''.join(rows)}</tbody></table>"))
     if r.skipped:
         parts.append("<p>Skipped (figures not run in this mode): "
                      + ", ".join(e(f"{s['id']} (needs {s['missing_figures']})") for s in r.skipped) + "</p>")
@@ -228,8 +245,8 @@ def write_report(report: "ClaimsReport", path: Path) -> Path:
         parts.append(f"<h2>Fig. {no} — {e(fr.spec.caption)}</h2>")
         parts.append(_img(fr.png))
         parts.append(f"<p>{fr.tasks} runs ({fr.computed} computed now, the rest from the cache in "
-                     f"<code>{e(str(fr.run_dir))}</code>), sweep wall time now {fr.wall_s:.1f} s, simulation time "
-                     f"summed over the runs {fr.sim_s:.0f} s. Table: "
+                     f"<code>{e(str(fr.run_dir))}</code>), sweep wall time now {fr.wall_s:.1f} s, compute time "
+                     f"summed over the runs {fr.compute_s:.0f} s. Table: "
                      f"<code>{e(fr.csv.name)}</code>. mean/std/ci95: over seeds of the per-run mean completion time "
                      "over all transfers (s); timeout_frac: fraction of transfers with ≥ 1 timeout; iw1_frac: fraction "
                      "starting with a window of 1. Diagnostic only (not used by any claim): *_rounds_3plus, the same "

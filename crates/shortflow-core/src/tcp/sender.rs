@@ -646,7 +646,7 @@ impl TcpConn {
     // ------------------------------------------------------------------
 
     /// An ack arrives (ns-2 `recv` of the agent's class).
-    #[inline]
+    #[inline(always)]
     pub fn recv(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, pkt: PktId) {
         let (ackno, ece) = {
             let a = cx.net.pool.get(pkt);

@@ -125,7 +125,9 @@ impl TcpSink {
         }
     }
 
-    /// ns-2.35: tcp-sink.cc `TcpSink::recv` / `DelAckSink::recv`.
+    /// ns-2.35: tcp-sink.cc `TcpSink::recv` / `DelAckSink::recv`. Always inlined into
+    /// the dispatch loop (it runs for every data packet).
+    #[inline(always)]
     pub fn recv(&mut self, cx: &mut Ctx, pkt: PktId) {
         let p = *cx.net.pool.get(pkt);
         cx.net.pool.free(pkt);

@@ -11,9 +11,11 @@
 //! - A [`Gateway`] (TCP/SPAND's performance gateway) is shared by every host that names
 //!   it; it keys its own history by destination prefix.
 //!
-//! Every connection is given its entry's index at build time, so looking it up costs
-//! nothing on the hot path.
+//! A connection's entry is created the first time a policy asks for it, and its index
+//! is then kept by the connection, so connections whose policies never use path state
+//! cost the registry nothing.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 
 use crate::spand::gateway::Gateway;
@@ -105,20 +107,29 @@ impl PathRegistry {
     }
 }
 
+/// "No entry yet" in a connection's entry slot.
+pub const NO_PATH: u32 = u32::MAX;
+
 /// What a policy may touch of the registry: its connection's entry and the gateways.
 pub struct PathCtx<'a> {
     registry: &'a mut PathRegistry,
-    entry: u32,
+    host: u32,
+    dst_addr: u32,
+    /// The connection's entry index, `NO_PATH` until first used.
+    slot: &'a Cell<u32>,
 }
 
 impl<'a> PathCtx<'a> {
-    pub fn new(registry: &'a mut PathRegistry, entry: u32) -> Self {
-        PathCtx { registry, entry }
+    pub fn new(registry: &'a mut PathRegistry, host: u32, dst_addr: u32, slot: &'a Cell<u32>) -> Self {
+        PathCtx { registry, host, dst_addr, slot }
     }
-    /// This connection's path entry.
+    /// This connection's path entry (created at the first call).
     #[inline]
     pub fn entry(&mut self) -> &mut PathEntry {
-        self.registry.entry(self.entry)
+        if self.slot.get() == NO_PATH {
+            self.slot.set(self.registry.entry_for(self.host, self.dst_addr));
+        }
+        self.registry.entry(self.slot.get())
     }
     /// A gateway named by the policy's configuration (an index resolved at build time).
     #[inline]
@@ -155,6 +166,17 @@ mod tests {
         let e = r.entry(a).clone();
         assert_eq!(e.fresh_cache(SimTime::from_secs(20), SimTime::from_secs(10)), Some(cache));
         assert_eq!(e.fresh_cache(SimTime::from_secs(21), SimTime::from_secs(10)), None);
+    }
+
+    #[test]
+    fn a_connection_gets_its_entry_at_first_use() {
+        let mut r = PathRegistry::default();
+        let slot = Cell::new(NO_PATH);
+        assert!(r.entries().is_empty());
+        PathCtx::new(&mut r, 3, 0x0A00_0009, &slot).entry().group = Some(7);
+        assert_eq!(slot.get(), 0);
+        assert_eq!(PathCtx::new(&mut r, 3, 0x0A00_0009, &slot).entry().group, Some(7));
+        assert_eq!(r.entries().len(), 1);
     }
 
     #[test]

@@ -239,7 +239,7 @@ impl Simulation {
             paths.gateways.push(gw);
         }
         // ---- flows and agents
-        let mut shared = Shared {
+        let shared = Shared {
             paths,
             node_addr: node_addr.clone(),
             flow_names: cfg.flows.iter().map(|f| f.name.clone()).collect(),
@@ -296,7 +296,6 @@ impl Simulation {
                     let mut conn = TcpConn::new(sender_agent, i as u32, s, d, sink_agent, node_addr[d as usize], p.clone());
                     // Both directions were checked to be routable above; static routes.
                     conn.first_link = net.routes.route(s, d).unwrap_or(crate::net::NO_LINK);
-                    conn.path = shared.paths.entry_for(s, node_addr[d as usize]);
                     let si = senders.push(conn, ControlBlock::new(&p, startup, boot));
                     agents.push(AgentRef::Sender(si));
                     let ki = sinks.len() as u32;

@@ -145,6 +145,9 @@ impl TcpSenders {
     /// Add a connection with its own control block; returns the connection's index.
     pub fn push(&mut self, mut conn: TcpConn, cb: ControlBlock) -> u32 {
         conn.cb = self.cbs.len() as u32;
+        if cb.detail {
+            conn.keep_detail();
+        }
         self.cbs.push(cb);
         self.conns.push(conn);
         (self.conns.len() - 1) as u32
@@ -156,6 +159,9 @@ impl TcpSenders {
         let b = self.conns[with as usize].cb;
         let i = self.conns.len() as u32;
         conn.cb = b;
+        if self.cbs[b as usize].detail {
+            conn.keep_detail();
+        }
         let cb = &mut self.cbs[b as usize];
         if cb.members.is_empty() {
             cb.members.push(with);

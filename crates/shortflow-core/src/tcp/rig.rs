@@ -68,12 +68,11 @@ impl Rig {
             Some(PacketTrace::default()),
         );
         net.links[0].traced = true;
-        let mut shared = Shared { flow_names: (0..n).map(|k| format!("c{k}")).collect(), ..Default::default() };
+        let shared = Shared { flow_names: (0..n).map(|k| format!("c{k}")).collect(), ..Default::default() };
         let mut senders = TcpSenders::default();
         for k in 0..n {
             let mut c = TcpConn::new(2 * k, k, 0, 1, 2 * k + 1, 0x0A00_0001, p.clone());
             c.first_link = 0;
-            c.path = shared.paths.entry_for(0, 0x0A00_0001);
             if share && k > 0 {
                 senders.push_sharing(c, 0);
             } else {

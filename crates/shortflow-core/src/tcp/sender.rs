@@ -156,6 +156,18 @@ struct AckIn {
     ece: bool,
 }
 
+/// What a connection keeps for blocks that want per-segment detail.
+#[derive(Clone, Debug, Default)]
+struct Detail {
+    /// Sent and not yet cumulatively acked segments.
+    log: SentLog,
+    /// Round-trip counting: the round ends when `round_end` is acked.
+    round_end: i64,
+    round: u64,
+    /// What the latest new ack yielded.
+    last: AckDetail,
+}
+
 /// Per-segment detail of the latest new ack (see `TcpConn::take_detail`).
 #[derive(Clone, Copy, Debug, Default)]
 struct AckDetail {
@@ -182,8 +194,9 @@ pub struct TcpConn {
     pub dst_addr: u32,
     /// The control block this connection sends under (index in `TcpSenders::cbs`).
     pub cb: u32,
-    /// This connection's entry in the path registry (`crate::path`).
-    pub path: u32,
+    /// This connection's entry in the path registry (`crate::path`), `NO_PATH`
+    /// until a policy first uses it.
+    pub path: std::cell::Cell<u32>,
     /// The first link towards `dst_node` (`routes.route(node, dst_node)`), or `NO_LINK`
     /// if the builder did not set it: lets `output` skip the route lookup
     /// (`Network::send_via`).
@@ -210,11 +223,9 @@ pub struct TcpConn {
     rto_memo: (u64, SimTime),
     pub last_send: Option<SimTime>,
     /// Sent and not yet cumulatively acked segments (for ack samples and loss events).
-    log: SentLog,
-    /// Round-trip counting: the round ends when `round_end` is acked.
-    round_end: i64,
-    round: u64,
-    detail: AckDetail,
+    /// Boxed, and only for blocks that want detail (`ControlBlock::detail`): an idle
+    /// connection of ns-2's rules carries one pointer for it.
+    detail: Option<Box<Detail>>,
     transfers: VecDeque<PendingTransfer>,
     // counters (ns-2 names)
     pub ndatapack: u64,
@@ -232,8 +243,8 @@ pub struct TcpConn {
 }
 
 impl TcpConn {
-    /// A connection in ns-2's `reset()` state. `cb` and `path` are set when the
-    /// connection is added to a `TcpSenders` table and the path registry.
+    /// A connection in ns-2's `reset()` state. `cb` is set when the connection is
+    /// added to a `TcpSenders` table.
     #[allow(clippy::too_many_arguments)]
     pub fn new(agent: u32, flow: u32, node: u32, dst_node: u32, dst_agent: u32, dst_addr: u32, p: Arc<TcpParams>) -> TcpConn {
         TcpConn {
@@ -244,7 +255,7 @@ impl TcpConn {
             dst_agent,
             dst_addr,
             cb: 0,
-            path: 0,
+            path: std::cell::Cell::new(crate::path::NO_PATH),
             first_link: crate::net::NO_LINK,
             t_seqno: 0,
             curseq: 0,
@@ -262,10 +273,7 @@ impl TcpConn {
             // Initial key NaN: timeout() is never NaN, and from_secs_f64(NaN) is ZERO anyway.
             rto_memo: (f64::NAN.to_bits(), SimTime::ZERO),
             last_send: None,
-            log: SentLog::default(),
-            round_end: 0,
-            round: 0,
-            detail: AckDetail::default(),
+            detail: None,
             transfers: VecDeque::new(),
             ndatapack: 0,
             nrexmitpack: 0,
@@ -283,6 +291,13 @@ impl TcpConn {
         &self.p
     }
 
+    /// Keep per-segment detail (the block's policies want it; see `ControlBlock::detail`).
+    pub(crate) fn keep_detail(&mut self) {
+        if self.detail.is_none() {
+            self.detail = Some(Box::default());
+        }
+    }
+
     /// Packets sent and not cumulatively acked, as the window counts them.
     #[inline]
     pub fn flight(&self) -> i64 {
@@ -290,8 +305,8 @@ impl TcpConn {
     }
 
     /// The sent-segment log.
-    pub fn sent_log(&self) -> &SentLog {
-        &self.log
+    pub fn sent_log(&self) -> Option<&SentLog> {
+        self.detail.as_deref().map(|d| &d.log)
     }
 
     /// What a start-up policy sees (`transfer_pkts` is 0 outside `on_transfer_start`).
@@ -310,7 +325,7 @@ impl TcpConn {
             transfer_pkts,
             last_send: self.last_send,
             dst_addr: self.dst_addr,
-            path: PathCtx::new(&mut shared.paths, self.path),
+            path: PathCtx::new(&mut shared.paths, self.node, self.dst_addr, &self.path),
             trace: &mut shared.startup_trace,
         };
         (&mut cb.startup, sc)
@@ -480,8 +495,8 @@ impl TcpConn {
         let id = cx.net.pool.alloc(pkt);
         self.ndatapack += 1;
         self.last_send = Some(now);
-        if cb.detail {
-            self.log.on_send(seqno, now, retransmit, low_prio, seqno + 1 >= self.curseq);
+        if let Some(d) = self.detail.as_deref_mut() {
+            d.log.on_send(seqno, now, retransmit, low_prio, seqno + 1 >= self.curseq);
         }
         cx.net.send_via(cx.sched, self.node, self.first_link, id);
         if !retransmit {
@@ -567,7 +582,7 @@ impl TcpConn {
     /// A loss event for the segment after the cumulative ack, before any reaction.
     fn loss_event(&self, kind: LossKind, now: SimTime, new_epoch: bool) -> LossEvent {
         let lost_seq = self.highest_ack + 1;
-        let seg = self.log.get(lost_seq);
+        let seg = self.detail.as_deref().and_then(|d| d.log.get(lost_seq));
         LossEvent {
             kind,
             now,
@@ -725,13 +740,15 @@ impl TcpConn {
     /// Per-segment detail of an ack (blocks that want it): the sent log's RTT and
     /// delivery-rate sample of the newest newly acked segment, and round counting.
     fn take_detail(&mut self, ackno: i64, now: SimTime) {
-        let (rtt, rate) = self.log.on_cumulative_ack(ackno, now);
-        let round_done = ackno >= self.round_end;
+        let t_seqno = self.t_seqno;
+        let Some(d) = self.detail.as_deref_mut() else { return };
+        let (rtt, rate) = d.log.on_cumulative_ack(ackno, now);
+        let round_done = ackno >= d.round_end;
         if round_done {
-            self.round += 1;
-            self.round_end = self.t_seqno;
+            d.round += 1;
+            d.round_end = t_seqno;
         }
-        self.detail = AckDetail { rtt, rate, round_done };
+        d.last = AckDetail { rtt, rate, round_done };
     }
 
     /// What an ack tells the policies, from the state after ns-2's processing of it
@@ -741,7 +758,10 @@ impl TcpConn {
     #[inline(always)]
     fn ack_sample(&self, now: SimTime, ack: AckIn, detail: bool) -> AckSample {
         let newly = (ack.ackno - ack.prev).max(0);
-        let d = if detail && newly > 0 { self.detail } else { AckDetail::default() };
+        let (d, round) = match self.detail.as_deref() {
+            Some(x) if detail => (if newly > 0 { x.last } else { AckDetail::default() }, x.round),
+            _ => (AckDetail::default(), 0),
+        };
         // Payload bytes: the SYN (segment 0 with `syn`) carries none.
         let syn_acked = self.p.syn && ack.prev < 0 && ack.ackno >= 0;
         AckSample {
@@ -756,7 +776,7 @@ impl TcpConn {
             dupacks: self.dupacks.max(0) as u32,
             ece: ack.ece,
             round_done: d.round_done,
-            round: self.round,
+            round,
             rate: d.rate,
         }
     }

@@ -220,6 +220,8 @@ def from_validation_error(exc: Any, data: Any, *, base_path: str = "") -> list[P
             path = f"{path}.kind" if path else "kind"
             value = tag
             msg = "unknown kind; valid kinds: " + ", ".join(tags)
+        elif typ == "union_tag_not_found" and value is not _MISSING and not isinstance(value, dict):
+            msg = f"expected a table with a 'kind' (or a kind name as a string), not {_type_name(value)}"
         elif typ == "union_tag_not_found":
             path = f"{path}.kind" if path else "kind"
             value = _MISSING

@@ -286,6 +286,7 @@ class _Builder:
                 sink.update(m.sink.to_core())
             if g.sink:
                 sink.update(g.sink.to_core())
+            self.ack_rule(where, g, sink)
             startup = self.startup(where, g, gateways_declared)
             names = []
             for i, (s, d) in enumerate(eps, start=1):
@@ -317,6 +318,21 @@ class _Builder:
             self.fail(origin("minrto_s", "minrto"),
                       f"minrto ({lo:g} s) is larger than maxrto ({hi:g} s, from {origin('maxrto_s', 'maxrto')}) "
                       f"for flow group {g.name!r}", lo)
+
+    def ack_rule(self, where: str, g: FlowGroup, sink: dict[str, Any]) -> None:
+        """``ack_policy`` and ``delack = true`` both choose the ack rule (after merging
+        [sink] and the group's sink): giving both is a contradiction the core rejects."""
+        if not (sink.get("delack") and "ack_policy" in sink):
+            return
+
+        def origin(name: str) -> str:
+            if g.sink is not None and getattr(g.sink, name) is not None:
+                return f"{where}.sink.{name}"
+            return f"sink.{name}"
+        self.fail(origin("delack"),
+                  f"conflicts with ack_policy = {sink['ack_policy']['kind']!r} (from {origin('ack_policy')}) for flow "
+                  f"group {g.name!r}: give the ack rule one way (delack = true means "
+                  f"ack_policy = {{ kind = \"delayed\" }}); set delack = false or remove one of them", True)
 
     def startup(self, where: str, g: FlowGroup, declared: list[str]) -> Optional[dict[str, Any]]:
         st = g.startup
@@ -442,6 +458,26 @@ class _Builder:
             out.append({"name": name})
         return out
 
+    def elements(self) -> list[dict[str, Any]]:
+        """Node elements: each on a node of the expanded topology, at most one per node."""
+        out = []
+        known = set(self.nodes)
+        at: dict[str, int] = {}
+        for i, e in enumerate(self.m.elements):
+            where = f"elements[{i}].node"
+            if e.node not in known:
+                shown = ", ".join(self.nodes[:12]) + (", ..." if len(self.nodes) > 12 else "")
+                self.fail(where, f"unknown node (nodes: {shown})", e.node, self.nodes)
+            elif e.node in at:
+                self.fail(where, f"this node already has an element (elements[{at[e.node]}]); at most one per node",
+                          e.node)
+            at.setdefault(e.node, i)
+            d: dict[str, Any] = {"kind": e.kind, "node": e.node, "interval_s": e.interval}
+            if e.packets is not None:
+                d["packets"] = e.packets
+            out.append(d)
+        return out
+
     def trace(self) -> Optional[dict[str, Any]]:
         t = self.m.trace
         if t is None:
@@ -546,8 +582,9 @@ def _clean(x: float) -> float:
 def build_sim_config(m: ScenarioModel, seed: int, source: Optional[str] = None) -> dict[str, Any]:
     """The ``SimConfig`` dict for a validated scenario and a seed. Raises
     :class:`ScenarioError` listing every cross-reference problem (unknown node, router,
-    gateway, link; mismatched list lengths; minrto > maxrto; gateway names differing only
-    in case), a seed outside 0 .. 2^63 - 1, or a scenario whose estimated memory exceeds
+    gateway, link; an element on an unknown node or a second one on a node; mismatched
+    list lengths; minrto > maxrto; ack_policy with delack = true; gateway names differing
+    only in case), a seed outside 0 .. 2^63 - 1, or a scenario whose estimated memory exceeds
     the available memory (checked first, before anything is built)."""
     try:
         seed = check_seed(seed)
@@ -561,6 +598,7 @@ def build_sim_config(m: ScenarioModel, seed: int, source: Optional[str] = None) 
     duration_s, stop = b.duration()
     b.starts_before_end(duration_s)
     gws = b.gateways()
+    elements = b.elements()
     trace = b.trace()
     addresses = b.final_addresses()
     if not b.flows and not b.problems:
@@ -577,6 +615,10 @@ def build_sim_config(m: ScenarioModel, seed: int, source: Optional[str] = None) 
         "apps": b.apps,
         "gateways": gws,
     }
+    if elements:
+        cfg["elements"] = elements
+    if m.paths is not None:
+        cfg["paths"] = m.paths.model_dump(exclude_none=True)
     if trace is not None:
         cfg["trace"] = trace
     if addresses:

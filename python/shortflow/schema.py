@@ -24,6 +24,7 @@ from pydantic import (
     TypeAdapter,
     ValidationError,
     StrictInt,
+    AfterValidator,
     BeforeValidator,
     ConfigDict,
     Discriminator,
@@ -194,12 +195,58 @@ class KindModel(Model):
 # --- queues -----------------------------------------------------------------------
 
 
+#: Which packet a full queue drops (``victim``; core ``VictimRule``).
+Victim = Literal["tail", "front", "random", "low_priority_first"]
+
+
+class AckFilterStage(KindModel):
+    """Ack filtering: an arriving ack removes the queued acks of its connection with a
+    smaller ack number."""
+
+    kind: Literal["ack_filter"]
+    #: ns-2 ``replace_head_``: equal ack numbers go too, and the new ack takes the place
+    #: of the oldest one removed (default false).
+    replace_head: Optional[bool] = None
+
+
+class AcksFirstStage(KindModel):
+    """Acks-first scheduling: the oldest queued ack is sent before any data packet."""
+
+    kind: Literal["acks_first"]
+
+
+Stage = Annotated[
+    Union[Annotated[AckFilterStage, Tag("ack_filter")], Annotated[AcksFirstStage, Tag("acks_first")]],
+    _tagged(None),
+]
+
+
+def _one_stage_per_kind(stages: list[Any]) -> list[Any]:
+    """A queue's stages: each kind at most once (as the core requires)."""
+    first: dict[str, int] = {}
+    for i, st in enumerate(stages):
+        if st.kind in first:
+            raise PydanticCustomError(
+                "conflict",
+                f"stage '{st.kind}' is listed twice (stages[{first[st.kind]}] and stages[{i}]); each kind at most "
+                "once per queue", {"value": st.kind})
+        first[st.kind] = i
+    return stages
+
+
+#: Optional queue stages (``stages = ["acks_first", { kind = "ack_filter" }]``).
+Stages = Annotated[list[Stage], AfterValidator(_one_stage_per_kind)]
+
+
 class DropTailQueue(KindModel):
     """ns-2 ``Queue/DropTail``. ``queue = 10`` is shorthand for ``{kind = "droptail", limit = 10}``."""
 
     kind: Literal["droptail", "drop_tail"] = "droptail"
     #: ``limit_`` in packets (ns-2 default 50).
     limit: Optional[PosInt] = None
+    #: Which packet an overflow drops (default "tail": the arrival; "front" = ns-2 ``drop_front_``).
+    victim: Optional[Victim] = None
+    stages: Optional[Stages] = None
 
     @classmethod
     def _shorthand(cls, data: Any) -> Any:
@@ -234,6 +281,19 @@ class RedQueue(KindModel):
     cautious: Optional[Annotated[StrictInt, Field(ge=0, le=3)]] = None
     #: ns-2 ``ns1_compat_``: do not reset the drop count after a forced drop.
     ns1_compat: Optional[bool] = None
+    #: Victim of forced drops; omitted: from ``drop_front`` / ``drop_rand``, else "tail".
+    victim: Optional[Victim] = None
+    stages: Optional[Stages] = None
+
+    @model_validator(mode="after")
+    def _victim_one_way(self) -> "RedQueue":
+        flags = {k: True for k in ("drop_front", "drop_rand") if getattr(self, k)}
+        if self.victim is not None and flags:
+            raise PydanticCustomError(
+                "conflict",
+                "give the victim rule one way: 'victim' or ns-2's drop_front / drop_rand, not both",
+                {"value": {"victim": self.victim, **flags}})
+        return self
 
 
 class DropPriorityQueue(KindModel):
@@ -241,6 +301,7 @@ class DropPriorityQueue(KindModel):
 
     kind: Literal["drop_priority", "droppriority"]
     limit: Optional[PosInt] = None
+    stages: Optional[Stages] = None
 
 
 Queue = Annotated[
@@ -363,23 +424,70 @@ class TcpOptions(Model):
     #: ns-2 ``boot_time_`` (where between clock ticks the host booted); omitted: drawn
     #: from the flow's own random stream.
     boot_time: Optional[Time] = None
+    #: ns-2 ``ecn_``: data sent ECN-capable, the window halved (at most once per window)
+    #: on an ECN echo.
+    ecn: Optional[bool] = None
 
     def to_core(self) -> dict[str, Any]:
         return {TCP_RENAMES.get(k, k): v for k, v in self.model_dump(exclude_none=True).items()}
 
 
+class EveryPacketAcks(KindModel):
+    """One ack per segment (ns-2 ``Agent/TCPSink``)."""
+
+    kind: Literal["every_packet"]
+
+
+class DelayedAcks(KindModel):
+    """ns-2 ``Agent/TCPSink/DelAck``: hold an in-order segment's ack up to ``interval`` or
+    until the next segment."""
+
+    kind: Literal["delayed"]
+    #: ``interval_`` (default "100ms").
+    interval: Optional[PosTime] = None
+
+
+class EveryDAcks(KindModel):
+    """Ack every ``d``-th in-order segment, or when ``interval`` has passed since the
+    first unacked one."""
+
+    kind: Literal["every_d"]
+    d: PosInt
+    interval: Optional[PosTime] = None
+
+
+#: The sink's ack rule (``ack_policy``); a string is shorthand for ``{ kind = "..." }``.
+AckPolicy = Annotated[
+    Union[
+        Annotated[EveryPacketAcks, Tag("every_packet")],
+        Annotated[DelayedAcks, Tag("delayed")],
+        Annotated[EveryDAcks, Tag("every_d")],
+    ],
+    _tagged(None),
+]
+
+
 class SinkOptions(Model):
-    """``Agent/TCPSink`` (or ``TCPSink/DelAck`` when ``delack = true``)."""
+    """``Agent/TCPSink`` (or ``TCPSink/DelAck`` when ``delack = true``); ``ack_policy``
+    chooses any ack rule instead of ``delack`` (giving it with ``delack = true`` is an
+    error, checked after the scenario's and the group's ``sink`` are merged)."""
 
     delack: Optional[bool] = None
     delack_interval: Optional[PosTime] = None
     ack_size: Optional[Bytes] = None
     rfc2581_immediate_ack: Optional[bool] = None
+    ack_policy: Optional[AckPolicy] = None
+    #: Acks sent ECN-capable, so an ECN-marking RED queue marks them instead of dropping them.
+    ect_acks: Optional[bool] = None
+    #: ns-2 ``ts_echo_bugfix_``: acks echo the timestamp of the oldest unacknowledged segment.
+    ts_echo_bugfix: Optional[bool] = None
 
     def to_core(self) -> dict[str, Any]:
         d = self.model_dump(exclude_none=True)
         if "delack_interval" in d:
             d["delack_interval_s"] = d.pop("delack_interval")
+        if "ack_policy" in d and "interval" in d["ack_policy"]:
+            d["ack_policy"]["interval_s"] = d["ack_policy"].pop("interval")
         return d
 
 
@@ -567,6 +675,29 @@ class GatewayOptions(Model):
     prefix_len: Optional[Annotated[int, Field(ge=0, le=32)]] = None
 
 
+class PathsOptions(Model):
+    """The path registry: what hosts remember about paths across connections."""
+
+    #: Destinations are grouped by their top ``prefix_len`` address bits (default 32:
+    #: one entry per destination host).
+    prefix_len: Optional[Annotated[StrictInt, Field(ge=0, le=32)]] = None
+
+
+class PacerElement(Model):
+    """A pacer at a node: the selected packets leave it at most one per ``interval``, in order."""
+
+    kind: Literal["pacer"]
+    #: Node name (``r1``, ``conn.s1``, or a node of an explicit topology).
+    node: str
+    interval: PosTime
+    #: Which packets are paced: "all" (default), "acks" or "data".
+    packets: Optional[Literal["all", "acks", "data"]] = None
+
+
+#: A node element (``[[elements]]``); at most one per node.
+Element = Annotated[Union[Annotated[PacerElement, Tag("pacer")]], _tagged(None)]
+
+
 class TraceOptions(Model):
     acks: bool = False
     packets: bool = False
@@ -618,6 +749,10 @@ class ScenarioModel(Model):
     #: IPv4 address per node name (others get 10.x.y.z from their index).
     addresses: dict[str, Address] = Field(default_factory=dict)
     trace: Optional[TraceOptions] = None
+    #: Node elements (pacers), at most one per node.
+    elements: list[Element] = Field(default_factory=list)
+    #: The path registry (``prefix_len``).
+    paths: Optional[PathsOptions] = None
     schemes: dict[str, dict[str, Any]] = Field(default_factory=dict)
     sweep: dict[str, Annotated[list[Any], Field(min_length=1)]] = Field(default_factory=dict)
 
@@ -640,5 +775,6 @@ class ScenarioModel(Model):
 
 errors.register_tags(
     ["droptail", "red", "drop_priority", "dumbbell", "chain", "explicit", "ns2", "idle_restart", "no_restart", "spand",
-     "rounds", "ftp", "telnet", "onoff", "cbr", "list[int]", "literal['each']", "int"]
+     "rounds", "ftp", "telnet", "onoff", "cbr", "list[int]", "literal['each']", "int", "ack_filter", "acks_first",
+     "every_packet", "delayed", "every_d", "pacer"]
 )

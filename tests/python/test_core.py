@@ -29,7 +29,11 @@ def test_resolve_fills_every_default(core, examples: Path) -> None:
     assert tcp["window"] == 100 and tcp["tcp_tick_s"] == 0.01  # from the scenario
     assert tcp["window_init"] == 2 and tcp["minrto_s"] == 0.2 and tcp["packet_size"] == 1000  # ns-2.35 defaults
     assert full["flows"][0]["sink"]["delack"] is False
-    assert full["links"][1]["queue"] == {"kind": "drop_tail", "limit_pkts": 50}
+    sink = full["flows"][0]["sink"]
+    assert sink["ack_policy"] is None and sink["ect_acks"] is False and sink["ts_echo_bugfix"] is True
+    assert tcp["ecn"] is False
+    assert full["links"][1]["queue"] == {"kind": "drop_tail", "limit_pkts": 50, "victim": "tail", "stages": []}
+    assert full["elements"] == [] and full["paths"] == {"prefix_len": 32}
     assert full["gateways"][0]["window_s"] == 300.0
     # resolving is idempotent and its text deterministic (sweep cache keys hash it)
     assert json.loads(core.resolve(json.dumps(full))) == full

@@ -375,17 +375,35 @@ def test_slicing_does_not_change_results(core, examples: Path, which: str) -> No
 
 
 def test_progress_is_rate_limited_and_monotone(core) -> None:
-    cfg = _config(LONG_TOML, duration_s=400.0)
+    """Progress reports come at most every 100 ms of wall time, with events and simulated
+    time never going back. The run is far too long to finish (10^7 simulated seconds of
+    bulk transfers) and the callback stops it after a fixed number of reports, so the
+    test sees the same number of intermediate reports on a fast or a slow machine."""
+    cfg = _config(LONG_TOML, duration_s=1e7)
+    wanted = 5
     calls: list[tuple[float, int, float]] = []
+
+    class Enough(Exception):
+        pass
+
+    def progress(ev: int, t: float, d: float) -> None:
+        calls.append((time.perf_counter(), ev, t))
+        assert d == 1e7
+        if len(calls) == wanted:
+            raise Enough
+
     t0 = time.perf_counter()
-    core.run(cfg, lambda ev, t, d: calls.append((time.perf_counter(), ev, t)))
+    with pytest.raises(Enough):  # an exception from the callback stops the run
+        core.run(cfg, progress)
     wall = time.perf_counter() - t0
-    assert wall > 0.3, "the run must be long enough to see progress"
-    assert len(calls) >= 2
-    gaps = [b[0] - a[0] for a, b in zip(calls[:-2], calls[1:-1])]  # the last call is the final report
-    assert all(g >= 0.09 for g in gaps), gaps
-    assert len(calls) <= wall / 0.1 + 2
+    assert len(calls) == wanted  # all intermediate reports: the run never reached its end
+    assert calls[-1][2] < 1e7
+    gaps = [b[0] - a[0] for a, b in zip(calls, calls[1:])]
+    assert all(g >= 0.09 for g in gaps), gaps  # rate limit: at most one report per ~100 ms
+    assert wall >= (wanted - 1) * 0.09, wall  # so the reports took at least this long
+    assert len(calls) <= wall / 0.1 + 2  # and no more reports than the elapsed time allows
     assert [c[1] for c in calls] == sorted(c[1] for c in calls) and [c[2] for c in calls] == sorted(c[2] for c in calls)
+    assert calls[0][1] > 0 and calls[-1][1] > calls[0][1] and calls[-1][2] > calls[0][2]  # it progressed
 
 
 def test_ctrl_c_stops_a_long_run_in_the_core(core) -> None:

@@ -783,6 +783,7 @@ impl TcpConn {
 
     /// ns-2.35: tcp.cc `TcpAgent::recv`. Returns the `maxburst` of the `send_much`
     /// that ends ns-2's `recv`, if it calls one (the caller makes the call).
+    #[inline(always)]
     fn recv_tahoe(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: AckIn) -> Option<i32> {
         let ackno = ack.ackno;
         if ackno > self.last_ack {
@@ -803,6 +804,7 @@ impl TcpConn {
     }
 
     /// ns-2.35: tcp-reno.cc `RenoTcpAgent::recv` (returns as `recv_tahoe`).
+    #[inline(always)]
     fn recv_reno(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: AckIn) -> Option<i32> {
         let ackno = ack.ackno;
         if ackno > self.last_ack {
@@ -832,6 +834,7 @@ impl TcpConn {
     }
 
     /// ns-2.35: tcp-newreno.cc `NewRenoTcpAgent::recv` (returns as `recv_tahoe`).
+    #[inline(always)]
     fn recv_newreno(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: AckIn) -> Option<i32> {
         let ackno = ack.ackno;
         if ackno > self.last_ack {
@@ -973,7 +976,16 @@ impl TcpConn {
     }
 
     /// Record transfers whose last packet is now acked, and tell the applications.
+    /// The test is inlined (it runs on every ack); the work, rare, is not.
+    #[inline(always)]
     fn check_transfers(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
+        if self.transfers.front().is_some_and(|t| self.highest_ack >= t.end_seq) {
+            self.finish_transfers(cb, cx);
+        }
+    }
+
+    #[inline(never)]
+    fn finish_transfers(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
         while let Some(t) = self.transfers.front() {
             if self.highest_ack < t.end_seq {
                 break;

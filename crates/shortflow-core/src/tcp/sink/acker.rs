@@ -64,6 +64,7 @@ impl Acker {
     }
 
     /// ns-2.35: tcp-sink.cc `Acker::update`; returns bytes deliverable in order.
+    #[inline(always)]
     pub fn update(&mut self, seq: i64, bytes: u32) -> u64 {
         // In order with nothing outstanding (maxseen = next - 1): ns-2 would mark and
         // at once deliver `seq`, leaving next = maxseen + 1 = seq + 1. Slots of `seen`

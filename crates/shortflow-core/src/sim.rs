@@ -363,12 +363,17 @@ impl Simulation {
         let until = until.min(self.stop);
         // Read once: the config does not change during a run.
         let stop_when_done = self.cfg.stop_when_done;
+        // Finite applications finish only in `handle_notices`; with none to begin
+        // with, `stop_when_done` stops after the first event.
+        let nothing_to_wait_for = stop_when_done && self.apps.finite_left == 0;
         while let Some(ev) = self.sched.pop(until) {
             self.dispatch(ev);
             if !self.shared.notices.is_empty() {
                 self.handle_notices();
-            }
-            if stop_when_done && self.apps.finite_left == 0 {
+                if stop_when_done && self.apps.finite_left == 0 {
+                    return false;
+                }
+            } else if nothing_to_wait_for {
                 return false;
             }
             if self.sched.fired >= max_fired {

@@ -81,7 +81,7 @@ pub struct TcpSink {
     pub ack_size: u32,
     pub policy: AckPolicy,
     /// The first link towards `peer_node`, or `NO_LINK` if the builder did not set it
-    /// (see `TcpSender::first_link`).
+    /// (see `TcpConn::first_link`).
     pub first_link: u32,
     acker: Acker,
     timer: Timer,

@@ -18,6 +18,8 @@
 use std::cell::Cell;
 use std::collections::HashMap;
 
+use crate::config::{GatewayConfig, PathsConfig};
+use crate::error::{positive_time_s, ConfigError};
 use crate::spand::gateway::Gateway;
 use crate::time::SimTime;
 
@@ -81,6 +83,26 @@ impl PathRegistry {
         }
         let mask = if prefix_len == 0 { 0 } else { u32::MAX << (32 - prefix_len) };
         Ok(PathRegistry { prefix_len, mask, entries: Vec::new(), index: HashMap::new(), gateways: Vec::new() })
+    }
+
+    /// Validate `paths` and the gateways, and build the registry; also returns each
+    /// gateway's index by name (start-up policies name gateways).
+    pub fn from_config<'a>(
+        paths: &PathsConfig,
+        gateways: &'a [GatewayConfig],
+    ) -> Result<(PathRegistry, HashMap<&'a str, usize>), ConfigError> {
+        let mut gw_ix: HashMap<&str, usize> = HashMap::new();
+        let mut reg = PathRegistry::new(paths.prefix_len).map_err(|m| ConfigError::new("paths.prefix_len", paths.prefix_len, m))?;
+        for (i, g) in gateways.iter().enumerate() {
+            let f = format!("gateways[{i}]");
+            if gw_ix.insert(g.name.as_str(), i).is_some() {
+                return Err(ConfigError::new(format!("{f}.name"), &g.name, "duplicate gateway name"));
+            }
+            let w = positive_time_s(&format!("{f}.window_s"), g.window_s)?;
+            let gw = Gateway::new(w, g.min_samples, g.prefix_len).map_err(|m| ConfigError::new(f.clone(), &g.name, m))?;
+            reg.gateways.push(gw);
+        }
+        Ok((reg, gw_ix))
     }
 
     pub fn prefix_len(&self) -> u8 {

@@ -4,6 +4,7 @@
 //! shortest path by hop count, computed once when the topology is built.
 
 pub mod element;
+pub mod build;
 pub mod link;
 pub mod packet;
 pub mod queue;

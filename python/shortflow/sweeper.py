@@ -44,6 +44,7 @@ import polars as pl
 from . import files
 from .errors import ScenarioError
 from .scenario import Point, Scenario, annotate_transfers, point_label
+from .version import __version__
 
 __all__ = [
     "Task",
@@ -65,8 +66,6 @@ DELAY_ENV = "SHORTFLOW_TASK_DELAY_S"
 
 def cache_version() -> str:
     """The version string mixed into every cache key."""
-    from . import __version__
-
     return __version__
 
 
@@ -397,8 +396,6 @@ def assemble(sc: Scenario, tasks: list[Task], frames: dict[str, pl.DataFrame]) -
 
 
 def _write_meta(sc: Scenario, out: Path, tasks: list[Task], backend: str) -> None:
-    from . import __version__
-
     try:
         from .native import core
 

@@ -18,18 +18,12 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2] / "python"
 PKG = "shortflow"
 
 #: Lazy imports that close a circle, each with its justification. Keep this short.
-TOLERATED: dict[tuple[str, str], str] = {
-    # The sweeper reads the package version from the package root; shortflow/__init__
-    # imports api, which imports the sweeper. `shortflow.version` holds it without the
-    # circle; the sweeper (owned with the sweep/cache work) should import it from there.
-    ("shortflow.sweeper", "shortflow"): "__version__ from the package root: use shortflow.version",
-}
+TOLERATED: dict[tuple[str, str], str] = {}
 
 
 def _modules() -> dict[str, Path]:
@@ -170,8 +164,8 @@ def test_all_imports_are_acyclic() -> None:
     assert not cycles, f"import circles (counting imports inside functions): {cycles}"
 
 
-@pytest.mark.parametrize("edge", sorted(TOLERATED))
-def test_tolerated_edges_still_exist(edge: tuple[str, str]) -> None:
-    """A tolerated edge that is gone must leave the list."""
-    a, b = edge
-    assert b in _graph(include_lazy=True)[a], f"{a} -> {b} no longer exists: remove it from TOLERATED"
+def test_tolerated_edges_still_exist() -> None:
+    """A tolerated edge that is gone must leave the list (today the list is empty)."""
+    g = _graph(include_lazy=True)
+    gone = [(a, b) for (a, b) in sorted(TOLERATED) if b not in g.get(a, set())]
+    assert not gone, f"no longer exist, remove them from TOLERATED: {gone}"

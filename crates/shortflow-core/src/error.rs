@@ -27,6 +27,11 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// Shorthand for [`ConfigError::new`], used by every builder.
+pub fn err(field: impl Into<String>, value: impl fmt::Display, msg: impl Into<String>) -> ConfigError {
+    ConfigError::new(field, value, msg)
+}
+
 /// `v` must be finite and > 0.
 pub fn positive(field: &str, v: f64) -> Result<f64, ConfigError> {
     if !v.is_finite() || v <= 0.0 {

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::config::*;
 use crate::engine::{Event, PktId, Scheduler};
-use crate::error::{positive_time_s, suggest, ConfigError};
+use crate::error::{err, positive_time_s, suggest, ConfigError};
 use crate::net::build::{build_network, lookup_node, Topology};
 use crate::net::{Arrival, Network};
 use crate::results::*;
@@ -119,10 +119,6 @@ fn resident_bytes() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
     let kb: u64 = line.trim_start_matches("VmRSS:").trim().trim_end_matches("kB").trim().parse().ok()?;
     Some(kb * 1024)
-}
-
-fn err(field: impl Into<String>, value: impl std::fmt::Display, msg: impl Into<String>) -> ConfigError {
-    ConfigError::new(field, value, msg)
 }
 
 impl Simulation {

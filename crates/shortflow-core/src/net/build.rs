@@ -8,13 +8,9 @@ use super::link::Link;
 use super::routing::Routes;
 use super::Network;
 use crate::config::SimConfig;
-use crate::error::{positive, suggest, time_s, ConfigError};
+use crate::error::{err, positive, suggest, time_s, ConfigError};
 use crate::results::PacketTrace;
 use crate::rng::Rng;
-
-fn err(field: impl Into<String>, value: impl std::fmt::Display, msg: impl Into<String>) -> ConfigError {
-    ConfigError::new(field, value, msg)
-}
 
 /// The network a configuration describes, with its node names resolved.
 pub struct Topology<'a> {

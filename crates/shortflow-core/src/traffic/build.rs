@@ -7,17 +7,13 @@ use std::collections::HashMap;
 use super::{dist, App, Apps, Rounds, Telnet, UdpGen, UdpSource};
 use crate::config::*;
 use crate::engine::{Event, Scheduler};
-use crate::error::{positive_time_s, suggest, time_s, ConfigError};
+use crate::error::{err, positive_time_s, suggest, time_s, ConfigError};
 use crate::rng::Rng;
 use crate::time::SimTime;
 
 /// A time in seconds within the clock's range (see [`time_s`]), as seconds.
 fn secs(field: &str, v: f64) -> Result<f64, ConfigError> {
     time_s(field, v).map(|_| v)
-}
-
-fn err(field: impl Into<String>, value: impl std::fmt::Display, msg: impl Into<String>) -> ConfigError {
-    ConfigError::new(field, value, msg)
 }
 
 /// What the applications need to know of each flow (`SimConfig::flows` order).

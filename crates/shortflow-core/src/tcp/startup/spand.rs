@@ -11,7 +11,7 @@
 
 use super::{StartCtx, StartPlan, StartupPolicy};
 use crate::config::{InfeasiblePolicy, SpandConfig};
-use crate::error::ConfigError;
+use crate::error::{positive, ConfigError};
 use crate::tcp::events::{LossEvent, LossKind, LossVerdict};
 use crate::tcp::pacing::Pacer;
 
@@ -44,9 +44,7 @@ impl Spand {
         resolve_gateway: &dyn Fn(&str, &str) -> Result<usize, ConfigError>,
     ) -> Result<Spand, ConfigError> {
         let gateway = resolve_gateway(&format!("{field}.gateway"), &cfg.gateway)?;
-        if !cfg.b.is_finite() || cfg.b <= 0.0 {
-            return Err(ConfigError::new(format!("{field}.b"), cfg.b, "must be a finite number greater than 0"));
-        }
+        positive(&format!("{field}.b"), cfg.b)?;
         if cfg.bucket_depth < 1 {
             return Err(ConfigError::new(format!("{field}.bucket_depth"), cfg.bucket_depth, "must be at least 1"));
         }

@@ -26,8 +26,11 @@ Definitions (also in ``docs/pcap.md``):
   at it). That includes fast and spurious retransmissions. tcptrace counts differently
   (``tt_rexmt_pkts``: segments carrying any byte seen before): a segment lost *before*
   the capture point and resent is a retransmission for tshark and us, not for tcptrace.
-* **loss-recovery kind** of each data retransmission (the thesis' Table 4.1): *fast* when
-  at least 3 duplicate ACKs for its sequence number preceded it, or it repairs the next
+* **loss-recovery kind** of each resent data segment (tshark's or tcptrace's
+  retransmissions; a resent SYN is a timeout) -- the thesis' Table 4.1: *fast* when it
+  follows the 3rd duplicate ACK for its sequence number within half the handshake RTT
+  (20 ms without one: the capture is assumed near the sender, like the thesis' server
+  trace), or it repairs the next
   hole after a partial ACK in fast recovery; *timeout* when it resends the first
   unacknowledged byte without that (a repeat with no ACK progress in between is another
   timeout: the RTO backed off, ``max_backoff`` counts the run); *slow-start* for any other
@@ -86,6 +89,9 @@ MIN_PERIOD_BYTES = 5 * 1024
 MIN_PERIODS = 10
 #: Duplicate ACKs that make a resend a fast retransmission (Reno).
 DUPACK_THRESHOLD = 3
+#: A fast retransmission follows the threshold's duplicate ACK within half the handshake
+#: RTT, or within this long when that is unknown (a capture near the sender).
+FAST_REACTION_NS = 20_000_000
 _TSHARK_FAST_DUPACKS = 2  # Wireshark: >= 2 duplicate ACKs (some may be missing) ...
 _TSHARK_FAST_WINDOW_NS = 20_000_000  # ... and the last within 20 ms
 _TSHARK_OOO_DEFAULT_NS = 3_000_000  # out-of-order threshold without an initial RTT
@@ -112,7 +118,7 @@ class _Dir:
         "tt_rexmt_pkts", "tt_rexmt_bytes", "rec_fast", "rec_timeout", "rec_ss", "syn_rexmt", "loss_events",
         "backoff", "max_backoff", "sack_avoidable", "dupack_total", "mode", "recover", "mode_una",
         "cwnd", "ssthresh", "ss_pkts", "ca_pkts", "first_flight", "out_max", "out_sum", "out_n",
-        "lim_since", "lim_events", "lim_ns", "cwnd_over_rwnd", "requests", "new_pkts",
+        "lim_since", "lim_events", "lim_ns", "cwnd_over_rwnd", "requests", "new_pkts", "resent", "fast_entries", "fin_at", "dup3_t", "rto_una",
     )
 
     def __init__(self) -> None:
@@ -160,6 +166,11 @@ class _Dir:
         self.cwnd_over_rwnd = False
         self.requests = 0
         self.new_pkts = 0
+        self.resent = 0
+        self.fast_entries = 0
+        self.fin_at = -1  # sequence number of the FIN (not payload)
+        self.rto_una = -1  # una at the last timeout retransmission
+        self.dup3_t = -1  # when the duplicate ACK that reached the threshold was seen
 
     def mss(self) -> int:
         return self.mss_opt if self.mss_opt > 0 else (self.mss_seen or 536)
@@ -206,7 +217,7 @@ class _Dir:
 class _Conn:
     __slots__ = ("id", "cli", "cport", "srv", "sport", "v6", "first_t", "last_t", "c2s", "s2c", "syn_t", "synack_t",
                  "syn_isn", "syn_dir", "hs_rtt", "hs_srv", "closed", "close_t", "dup_frames", "wscale_known", "host",
-                 "ooo_thres", "lo_is_client")
+                 "ooo_thres", "lo_is_client", "fast_ns")
 
     def __init__(self, cid: int, cli: int, cport: int, srv: int, sport: int, v6: bool, t: int) -> None:
         self.id = cid
@@ -226,6 +237,7 @@ class _Conn:
         self.wscale_known = False
         self.host: Optional[_Host] = None
         self.ooo_thres = _TSHARK_OOO_DEFAULT_NS
+        self.fast_ns = FAST_REACTION_NS
         self.lo_is_client = True
 
 
@@ -380,9 +392,9 @@ class _Analyzer:
             c = conns.get(key)
             if c is not None and flags & SYN and not flags & ACK:
                 # a new connection on the same 4-tuple (a retransmitted SYN is not)
-                from_server = (ka < kb) != c.lo_is_client
-                if (c.closed or from_server or (c.syn_isn >= 0 and seq != c.syn_isn)
-                        or (c.syn_isn < 0 and (c.c2s.started or c.s2c.started))):
+                d0 = c.c2s if (ka < kb) == c.lo_is_client else c.s2c
+                if (c.closed or (c.syn_dir is not None and (d0 is not c.syn_dir or seq != c.syn_isn))
+                        or (c.syn_dir is None and (c.c2s.started or c.s2c.started))):
                     self._finish(c)
                     del conns[key]
                     c = None
@@ -428,6 +440,7 @@ class _Analyzer:
                   and _unwrap(ack, r.start) >= r.start):
                 c.hs_rtt = t - c.syn_t
                 c.ooo_thres = c.hs_rtt
+                c.fast_ns = max(c.hs_rtt // 2, FAST_REACTION_NS)
             # --- the ACK: about r's data ---------------------------------------------------
             if flags & ACK:
                 wnd = win if syn else win << d.ws_shift
@@ -461,6 +474,8 @@ class _Analyzer:
                       and r.started and r.snd_max > r.una):
                     r.dupacks += 1
                     r.dupack_total += 1
+                    if r.dupacks == DUPACK_THRESHOLD:
+                        r.dup3_t = t
                     r.lastack_t = t
                     if sright >= 0 and r.started:
                         r.sack_high = max(r.sack_high, _unwrap(sright, r.una))
@@ -491,15 +506,20 @@ class _Analyzer:
                     s = _unwrap(seq, d.snd_max)
                 e = s + seglen
                 ps = s + (1 if syn else 0)
+                if fin and d.fin_at < 0:
+                    d.fin_at = ps + plen
                 if plen > 0:
                     d.data_pkts += 1
                     d.data_bytes += plen
                     if plen > d.mss_seen:
                         d.mss_seen = plen
                     new = d.add_range(ps, ps + plen)
-                    if new < plen:
+                    seen_before = new < plen
+                    if seen_before:
                         d.tt_rexmt_pkts += 1
                         d.tt_rexmt_bytes += plen - new
+                else:
+                    seen_before = False
                 keepalive = plen <= 1 and not (syn or fin or rst) and s == d.snd_max - 1
                 retrans = False
                 if s < d.snd_max and not keepalive and d.pkts > 1:
@@ -518,10 +538,13 @@ class _Analyzer:
                 if retrans:
                     d.rexmt_pkts += 1
                     d.rexmt_bytes += plen
-                    if syn:
+                    if syn:  # a SYN is resent by its timer
                         d.syn_rexmt += 1
-                    elif plen > 0:
-                        self._recovery(c, d, s, e, t, fwd)
+                        d.resent += 1
+                        d.rec_timeout += 1
+                if (retrans or seen_before) and plen > 0:
+                    d.resent += 1
+                    self._recovery(c, d, s, e, t, fwd)
                 elif plen > 0 and e > d.snd_max:
                     d.new_pkts += 1
                     if req:
@@ -562,14 +585,13 @@ class _Analyzer:
         m_ = d.mss()
         flight = d.snd_max - d.una
         if d.mode == 2:
-            if s <= d.una and d.una == d.mode_una:  # no progress since the last timeout: backed off
+            if s <= d.una and d.una == d.rto_una:  # no progress since the last timeout: backed off
                 d.rec_timeout += 1
                 d.backoff += 1
                 d.max_backoff = max(d.max_backoff, d.backoff)
                 d.cwnd = float(m_)
             else:
                 d.rec_ss += 1
-            d.mode_una = d.una
             return
         if d.mode == 1:
             if s <= d.una and d.una == d.mode_una:  # the fast retransmission itself failed
@@ -578,7 +600,7 @@ class _Analyzer:
                 d.rec_fast += 1
                 d.mode_una = d.una
                 return
-        elif d.dupacks >= DUPACK_THRESHOLD and s <= d.una:
+        elif d.dupacks >= DUPACK_THRESHOLD and s <= d.una and t - d.dup3_t <= c.fast_ns:
             kind = "fast"
         else:
             kind = "timeout"
@@ -588,11 +610,13 @@ class _Analyzer:
         d.mode_una = d.una
         if kind == "fast":
             d.rec_fast += 1
+            d.fast_entries += 1
             d.mode = 1
             d.cwnd = d.ssthresh
         else:
             d.rec_timeout += 1
             d.mode = 2
+            d.rto_una = d.una
             d.backoff = 1
             d.max_backoff = max(d.max_backoff, 1)
             d.cwnd = float(m_)
@@ -621,11 +645,13 @@ DIR_COLUMNS = {
     "out_of_order": "segments below the highest sequence number that tshark calls out of order",
     "tt_rexmt_pkts": "segments carrying bytes seen before (tcptrace: rexmt data pkts)",
     "tt_rexmt_bytes": "bytes seen before (tcptrace: rexmt data bytes)",
+    "resent_pkts": "data segments resent: tshark's or tcptrace's retransmissions (each gets a thesis kind)",
     "rexmt_fast": "retransmissions by fast retransmit/recovery (thesis kind)",
     "rexmt_timeout": "retransmissions by a timeout (thesis kind)",
     "rexmt_slow_start": "retransmissions in the slow start after a timeout (thesis kind)",
     "syn_rexmt": "retransmitted SYNs",
     "loss_events": "fast retransmissions starting a recovery, and first timeouts",
+    "fast_recoveries": "fast retransmissions starting a recovery",
     "max_backoff": "longest run of timeouts of one hole without ACK progress",
     "timeouts_sack_avoidable": "first timeouts where SACK blocks (or >= 3 dup ACKs) showed data >= 3 MSS beyond the hole",
     "dupacks": "duplicate ACKs received for this direction's data",
@@ -645,14 +671,15 @@ DIR_COLUMNS = {
 
 
 def _dir_row(d: _Dir) -> dict[str, Any]:
-    holes = d.holes_below(d.una) if (d.started and d.una_known and d.ivs_s) else (0, 0)
+    acked = min(d.una, d.fin_at) if d.fin_at >= 0 else d.una
+    holes = d.holes_below(acked) if (d.started and d.una_known and d.ivs_s) else (0, 0)
     unique = sum(e - s for s, e in zip(d.ivs_s, d.ivs_e))
     return {
         "pkts": d.pkts, "data_pkts": d.data_pkts, "data_bytes": d.data_bytes, "unique_bytes": unique,
         "rexmt_pkts": d.rexmt_pkts, "rexmt_bytes": d.rexmt_bytes, "fast_rexmt_tshark": d.ts_fast,
         "spurious_rexmt": d.ts_spurious, "out_of_order": d.ooo, "tt_rexmt_pkts": d.tt_rexmt_pkts,
-        "tt_rexmt_bytes": d.tt_rexmt_bytes, "rexmt_fast": d.rec_fast, "rexmt_timeout": d.rec_timeout,
-        "rexmt_slow_start": d.rec_ss, "syn_rexmt": d.syn_rexmt, "loss_events": d.loss_events,
+        "tt_rexmt_bytes": d.tt_rexmt_bytes, "resent_pkts": d.resent, "rexmt_fast": d.rec_fast, "rexmt_timeout": d.rec_timeout,
+        "rexmt_slow_start": d.rec_ss, "syn_rexmt": d.syn_rexmt, "loss_events": d.loss_events, "fast_recoveries": d.fast_entries,
         "max_backoff": d.max_backoff, "timeouts_sack_avoidable": d.sack_avoidable, "dupacks": d.dupack_total,
         "pkts_slow_start": d.ss_pkts, "pkts_cong_avoid": d.ca_pkts, "max_outstanding": d.out_max,
         "mean_outstanding": d.out_sum / d.out_n if d.out_n else None,
@@ -802,8 +829,8 @@ def _summary(conns: pl.DataFrame, hosts: pl.DataFrame, epochs: pl.DataFrame, sta
         "packets_s2c_data_first": ss + ca,
         "packets_slow_start": ss, "packets_slow_start_pct": _pct(ss, ss + ca),
         "packets_cong_avoid": ca, "packets_cong_avoid_pct": _pct(ca, ss + ca),
-        "retransmissions": s("s2c_rexmt_pkts"),
-        "retransmissions_classified": kinds,
+        "retransmissions": kinds,
+        "retransmissions_tshark": s("s2c_rexmt_pkts"),
         "rexmt_fast": fast, "rexmt_fast_pct": _pct(fast, kinds),
         "rexmt_slow_start": ssr, "rexmt_slow_start_pct": _pct(ssr, kinds),
         "rexmt_timeout": rto, "rexmt_timeout_pct": _pct(rto, kinds),

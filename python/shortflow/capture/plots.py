@@ -34,7 +34,7 @@ _LABELS = {
     "packets_s2c_data_first": "Total packets (server data, first transmissions)",
     "packets_slow_start": "  sent during slow start (emulated Reno)",
     "packets_cong_avoid": "  sent during congestion avoidance",
-    "retransmissions": "Total retransmissions (tshark's definition)",
+    "retransmissions": "Total retransmissions (data segments resent)",
     "rexmt_fast": "  fast retransmissions",
     "rexmt_slow_start": "  slow-start retransmissions",
     "rexmt_timeout": "  coarse-timeout retransmissions",

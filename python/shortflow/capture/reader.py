@@ -508,7 +508,7 @@ def _decode(rec: _Records, stats: ReadStats, addrs: _Addresses) -> Optional[Batc
     if len(idx) == 0:
         return None
     l3, l4, doff, plen, end, is6_t = l3[idx], l4[idx], doff[idx], plen[idx], end[idx], is6[idx]
-    stats.truncated_payload += int(((l4 + doff + plen) > end).sum())
+    stats.truncated_payload += int(((plen > 0) & (l4 + doff + plen > end)).sum())
     stats.ipv6 += int(is6_t.sum())
     # addresses: 16 bytes each, IPv4 mapped
     a_src = np.empty((len(idx), 16), np.uint8)

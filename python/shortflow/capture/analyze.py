@@ -520,6 +520,8 @@ class _Analyzer:
                         d.tt_rexmt_bytes += plen - new
                 else:
                     seen_before = False
+                    if syn and s < d.snd_max:  # tcptrace counts a resent SYN as a retransmission
+                        d.tt_rexmt_pkts += 1
                 keepalive = plen <= 1 and not (syn or fin or rst) and s == d.snd_max - 1
                 retrans = False
                 if s < d.snd_max and not keepalive and d.pkts > 1:
@@ -643,7 +645,7 @@ DIR_COLUMNS = {
     "fast_rexmt_tshark": "of which tshark's fast retransmissions (>= 2 dup ACKs, within 20 ms)",
     "spurious_rexmt": "of which already acknowledged (tshark: spurious)",
     "out_of_order": "segments below the highest sequence number that tshark calls out of order",
-    "tt_rexmt_pkts": "segments carrying bytes seen before (tcptrace: rexmt data pkts)",
+    "tt_rexmt_pkts": "segments carrying bytes (or a SYN) seen before (tcptrace: rexmt data pkts)",
     "tt_rexmt_bytes": "bytes seen before (tcptrace: rexmt data bytes)",
     "resent_pkts": "data segments resent: tshark's or tcptrace's retransmissions (each gets a thesis kind)",
     "rexmt_fast": "retransmissions by fast retransmit/recovery (thesis kind)",

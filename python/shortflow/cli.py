@@ -608,6 +608,16 @@ def mount_repro(target: typer.Typer) -> None:
 mount_repro(app)
 
 
+def mount_pcap(target: typer.Typer) -> None:
+    """Mount the capture analyzer (``shortflow.capture.cli:app``) as ``pcap``."""
+    from .capture.cli import app as pcap_app
+
+    target.add_typer(pcap_app, name="pcap")
+
+
+mount_pcap(app)
+
+
 def main() -> None:
     """Console-script entry point."""
     try:

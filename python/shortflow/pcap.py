@@ -41,7 +41,7 @@ from typing import Any, BinaryIO, Iterable, Optional, Sequence
 
 import polars as pl
 
-__all__ = ["PcapWriter", "node_ips", "write_pcap", "ip_checksum", "ports", "EVENTS"]
+__all__ = ["PcapWriter", "PcapngWriter", "node_ips", "write_pcap", "ip_checksum", "ip_tcp", "ports", "EVENTS"]
 
 LINKTYPE_ETHERNET = 1
 _ETH = 14
@@ -102,19 +102,59 @@ def ip_checksum(data: bytes) -> int:
 
 
 class PcapWriter:
-    """Writes a classic (microsecond) pcap stream with Ethernet framing."""
+    """Writes a classic pcap stream: microsecond timestamps (or ``nanosecond``), little-
+    endian (or ``big_endian``), Ethernet framing (or another ``linktype``)."""
 
-    def __init__(self, f: BinaryIO, snaplen: int = 65535) -> None:
+    def __init__(self, f: BinaryIO, snaplen: int = 65535, linktype: int = LINKTYPE_ETHERNET,
+                 nanosecond: bool = False, big_endian: bool = False) -> None:
         self.f = f
         self.snaplen = snaplen
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, snaplen, LINKTYPE_ETHERNET))
+        self.e = ">" if big_endian else "<"
+        self.ns = nanosecond
+        f.write(struct.pack(self.e + "IHHiIII", 0xA1B23C4D if nanosecond else 0xA1B2C3D4, 2, 4, 0, 0, snaplen,
+                            linktype))
 
     def packet(self, time_ns: int, frame: bytes, orig_len: int) -> None:
         sec, rem = divmod(int(time_ns), 1_000_000_000)
-        usec = rem // 1000
+        frac = rem if self.ns else rem // 1000
         data = frame[: self.snaplen]
-        self.f.write(struct.pack("<IIII", sec, usec, len(data), orig_len))
+        self.f.write(struct.pack(self.e + "IIII", sec, frac, len(data), orig_len))
         self.f.write(data)
+
+
+class PcapngWriter:
+    """Writes a pcapng stream: a section header, one interface description per
+    ``(linktype, tsresol)`` of ``interfaces`` (``tsresol`` = the if_tsresol byte: 6 for
+    microseconds, 9 for nanoseconds, 0x80 | k for 2**-k s) and Enhanced Packet Blocks.
+    :meth:`section` starts a new section (interface numbers restart at 0)."""
+
+    def __init__(self, f: BinaryIO, interfaces: Sequence[tuple[int, int]] = ((LINKTYPE_ETHERNET, 9),),
+                 snaplen: int = 65535, big_endian: bool = False) -> None:
+        self.f = f
+        self.snaplen = snaplen
+        self.section(interfaces, big_endian)
+
+    def _block(self, btype: int, body: bytes) -> None:
+        body += bytes(-len(body) % 4)
+        n = len(body) + 12
+        self.f.write(struct.pack(self.e + "II", btype, n) + body + struct.pack(self.e + "I", n))
+
+    def section(self, interfaces: Sequence[tuple[int, int]], big_endian: bool = False) -> None:
+        self.e = ">" if big_endian else "<"
+        self.res: list[int] = []
+        self._block(0x0A0D0D0A, struct.pack(self.e + "IHHq", 0x1A2B3C4D, 1, 0, -1))
+        for link, tsresol in interfaces:
+            opts = struct.pack(self.e + "HH", 9, 1) + bytes([tsresol, 0, 0, 0]) + struct.pack(self.e + "HH", 0, 0)
+            self._block(1, struct.pack(self.e + "HHI", link, 0, self.snaplen) + opts)
+            self.res.append(tsresol)
+
+    def packet(self, time_ns: int, frame: bytes, orig_len: int, iface: int = 0) -> None:
+        r = self.res[iface]
+        t = int(time_ns)
+        ticks = (t << (r & 0x7F)) // 1_000_000_000 if r & 0x80 else t * 10 ** r // 1_000_000_000
+        data = frame[: self.snaplen]
+        self._block(6, struct.pack(self.e + "IIIII", iface, ticks >> 32, ticks & 0xFFFFFFFF, len(data), orig_len)
+                    + data)
 
 
 def _ipv4(src: bytes, dst: bytes, proto: int, total_len: int, ident: int) -> bytes:
@@ -129,10 +169,26 @@ def _l4_checksum(src: bytes, dst: bytes, proto: int, segment: bytes, seg_len: in
     return ip_checksum(pseudo + segment)
 
 
-def _tcp(src: bytes, dst: bytes, sport: int, dport: int, seq: int, ack: int, flags: int, payload_len: int) -> bytes:
-    hdr = struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF, 5 << 4, flags, 65535, 0, 0)
-    c = _l4_checksum(src, dst, 6, hdr, _TCP + payload_len)
+def _tcp(src: bytes, dst: bytes, sport: int, dport: int, seq: int, ack: int, flags: int, payload_len: int,
+         window: int = 65535, options: bytes = b"", payload: bytes = b"") -> bytes:
+    """A TCP header (with ``options``, padded to 4 bytes) whose checksum covers
+    ``payload`` followed by zeros up to ``payload_len`` bytes."""
+    options += bytes(-len(options) % 4)
+    hl = _TCP + len(options)
+    hdr = struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF, (hl // 4) << 4, flags,
+                      window, 0, 0) + options
+    c = _l4_checksum(src, dst, 6, hdr + payload, hl + payload_len)
     return hdr[:16] + struct.pack("!H", c) + hdr[18:]
+
+
+def ip_tcp(src: bytes, dst: bytes, sport: int, dport: int, seq: int, ack: int, flags: int, payload: bytes = b"",
+           window: int = 65535, options: bytes = b"", ident: int = 0) -> bytes:
+    """An IPv4 (4-byte addresses) or IPv6 (16-byte addresses) packet carrying one TCP
+    segment, checksums correct."""
+    tcp = _tcp(src, dst, sport, dport, seq, ack, flags, len(payload), window, options, payload) + payload
+    if len(src) == 16:
+        return struct.pack("!IHBB16s16s", 6 << 28, len(tcp), 6, 64, src, dst) + tcp
+    return _ipv4(src, dst, 6, _IP + len(tcp), ident) + tcp
 
 
 def _udp(src: bytes, dst: bytes, sport: int, dport: int, payload_len: int) -> bytes:

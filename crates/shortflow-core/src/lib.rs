@@ -24,6 +24,7 @@ pub mod rng;
 pub mod sim;
 pub mod spand;
 pub mod tcp;
+pub mod vienna;
 pub mod time;
 pub mod traffic;
 pub mod world;

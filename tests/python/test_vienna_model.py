@@ -64,14 +64,14 @@ def test_bad_model_arguments_name_the_argument(kw: dict, msg: str) -> None:
 
 
 def test_cli_json_and_table() -> None:
-    r = runner.invoke(app, ["vienna", "--size", "20KB", "-p", "0.025", "--rtt", "200ms", "--rto", "400ms", "--json"])
+    r = runner.invoke(app, ["model", "vienna", "--size", "20KB", "-p", "0.025", "--rtt", "200ms", "--rto", "400ms", "--json"])
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
     assert out["d"] == 40  # 20 KB in 500-byte segments
     assert out["selected"] == {"alpha": 2.0, "beta": 0.6, "gamma": 1.0}
     assert len(out["candidates"]) == 10
     assert out["b_max"] == pytest.approx(24.050, abs=5e-4)
-    r = runner.invoke(app, ["vienna", "--size", "40", "-p", "0.025", "--rtt", "200ms", "--full-grid"], env={"COLUMNS": "200"})
+    r = runner.invoke(app, ["model", "vienna", "--size", "40", "-p", "0.025", "--rtt", "200ms", "--full-grid"], env={"COLUMNS": "200"})
     assert r.exit_code == 0, r.output
     assert "selected (alpha, beta, gamma)" in r.output
 
@@ -86,7 +86,7 @@ def test_cli_bad_input(args: list[str], msg: str) -> None:
     for k, v in zip(args[::2], args[1::2]):
         base[k] = v
     flat = [x for kv in base.items() for x in kv]
-    r = runner.invoke(app, ["vienna", *flat])
+    r = runner.invoke(app, ["model", "vienna", *flat])
     assert r.exit_code == 2, r.output
     assert msg in r.output
     assert "Traceback" not in r.output

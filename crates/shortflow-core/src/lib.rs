@@ -17,6 +17,7 @@
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod fairshare;
 pub mod net;
 pub mod path;
 pub mod results;

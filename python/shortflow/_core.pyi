@@ -47,5 +47,36 @@ def ca_schedule(f: int, start: int, wc: int, b: float = 1.0) -> list[float]:
 def slow_start_schedule(f: int, iw: int, wc: int, b: float = 1.0) -> list[float]:
     """Packets per RTT for a transfer starting in slow start at `iw`."""
 
+class ViennaThroughput(TypedDict):
+    b: float
+    b_max: float
+    latency: float
+    setup: float
+    slow_start: float
+    first_loss: float
+    cong_avoid: float
+    delack: float
+    expected_window: float
+
+class ViennaSelection(TypedDict):
+    alpha: float
+    beta: float
+    gamma: float
+    b: float
+    b_max: float
+    fallback: bool
+
+def vienna_throughput(
+    alpha: float, beta: float, gamma: float, d: float, p: float, rtt: float, t0: float,
+    w1: float = 4.0, b: float = 2.0, wmax: float = ..., window_model: Literal["F", "P2"] = "F",
+) -> ViennaThroughput:
+    """TCP Vienna's model throughput B (segments/s), its latency terms and B_max."""
+
+def vienna_select(
+    d: float, p: float, rtt: float, t0: float, w1: float = 4.0, b: float = 2.0, wmax: float = ...,
+    window_model: Literal["F", "P2"] = "F", full_grid: bool = False,
+) -> ViennaSelection:
+    """P4's parameter selection for a transfer of d segments."""
+
 def version() -> str:
     """Version of the compiled core."""

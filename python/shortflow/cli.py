@@ -459,6 +459,133 @@ def _packets(size: str, mss: str, parse_size: Callable[..., int]) -> int:
 IW_MAX_PACKETS = 10**6
 
 
+model_app = typer.Typer(help="Analytical models: Web page download times (thesis ch. 4), TCP Vienna's throughput model (P4).",
+                         no_args_is_help=True)
+app.add_typer(model_app, name="model")
+
+
+@model_app.command("web")
+@friendly
+def model_web(
+    html: str = typer.Option("5KB", "--html", help="Size of the HTML file (bytes with a unit; KB = 1024 B as in the thesis's figures)."),
+    images: int = typer.Option(4, "--images", parser=integer(0, 10_000), metavar="INTEGER", help="Number of inline images."),
+    image: str = typer.Option("10KB", "--image", help="Size of each image."),
+    mss: str = typer.Option("1460B", "--mss", help="Maximum segment size."),
+    rtt: Optional[str] = typer.Option(None, "--rtt", help="Round-trip time: times in seconds instead of round trips."),
+    k: Optional[int] = typer.Option(None, "--k", parser=integer(1, 10_000), metavar="INTEGER", help="Parallel connections of 'conc' (default: one per image)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Web page download time by the thesis's model (ch. 4, no loss, slow start everywhere): HTTP/1.0 sequential and concurrent, persistent, GETLIST, GETALL."""
+    from .units import parse_size, parse_time
+    from .webmodel import MODES, Page, download_rtts, lower_bounds
+
+    def size(v: str, flag: str) -> int:
+        # Checked as written (errors quote the user's text); KB and MB then count 1024
+        # and 1024^2 bytes, the thesis's convention for its figures (spec A.2.1).
+        n = parse_size(v, flag)
+        t = v.strip()
+        if t.endswith(("KB", "kB")):
+            return round(n / 1000 * 1024)
+        if t.endswith("MB"):
+            return round(n / 10**6 * 1024**2)
+        return n
+
+    page = Page.uniform(size(html, "--html"), images, size(image, "--image"))
+    seg = parse_size(mss, "--mss")
+    if seg < 1:
+        raise _fail(f"--mss = {mss!r}: must be at least 1 byte")
+    if k is not None and images and k > images:
+        raise _fail(f"--k = {k}: parallel connections must be from 1 to --images ({images})")
+    rtt_s = parse_time(rtt, "--rtt", allow_zero=False) if rtt is not None else None
+    try:
+        rtts = {m: download_rtts(page, seg, m, k if m == "conc" else None) for m in MODES}
+    except ValueError as e:
+        raise _fail(str(e)) from None
+    rtts.update(lower_bounds(images))
+    result = {"html_bytes": page.html_bytes, "images": images, "image_bytes": page.image_bytes[0] if images else 0,
+              "mss": seg, "k": k if k is not None else images, "rtts": rtts,
+              "seconds": {m: v * rtt_s for m, v in rtts.items()} if rtt_s is not None else None}
+    if as_json:
+        typer.echo(json.dumps(result))
+        return
+    names = {"seq": "HTTP/1.0 sequential", "conc": f"HTTP/1.0 concurrent (k = {result['k']})",
+             "persistent": "persistent connection", "getlist": "pipelined GETLIST", "getall": "GETALL",
+             "seq_min": "lower bound, sequential", "conc_min": "lower bound, concurrent"}
+    t = Table(title=f"HTML {page.html_bytes} B + {images} x {result['image_bytes']} B, MSS {seg} B", title_justify="left")
+    t.add_column("retrieval")
+    t.add_column("RTTs", justify="right")
+    if rtt_s is not None:
+        t.add_column("seconds", justify="right")
+    for m, v in rtts.items():
+        t.add_row(names[m], str(v), *([f"{v * rtt_s:.3f}"] if rtt_s is not None else []))
+    out_console.print(t)
+
+
+@model_app.command("vienna")
+@friendly
+def vienna(
+    size: str = typer.Option(..., "--size", help="Transfer size d: segments (40) or bytes with a unit (20KB)."),
+    loss: float = typer.Option(..., "--loss", "-p", help="Loss probability p, 0 < p < 1."),
+    rtt: str = typer.Option(..., "--rtt", help="Round-trip time (200ms)."),
+    rto: Optional[str] = typer.Option(None, "--rto", help="Retransmission timeout T0 (default: 2 x RTT)."),
+    mss: str = typer.Option("500B", "--mss", help="Segment size, to convert a size in bytes (P4 uses 500 B)."),
+    iw_: float = typer.Option(4.0, "--iw", help="Initial window w1 (segments; RFC 3390 at 500 B = 4)."),
+    no_delack: bool = typer.Option(False, "--no-delack", help="The receiver acks every segment (b = 1; default b = 2)."),
+    wmax: float = typer.Option(float("inf"), "--wmax", help="Receiver window (segments; default none)."),
+    model: str = typer.Option("F", "--model", help="E[W] generalisation: F (default) or P2 (P4's Eq. 3 corrected)."),
+    full_grid: bool = typer.Option(False, "--full-grid", help="Cross every alpha with every beta (5x5x2) instead of P4's pairs."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """TCP Vienna: the model throughput of every candidate (alpha, beta, gamma) for a transfer, and the one P4's selection picks."""
+    from .native import core
+    from .units import parse_size, parse_time
+
+    c = core()
+    d = _packets(size, mss, parse_size)
+    if not (math.isfinite(loss) and 0 < loss < 1):
+        raise _fail(f"--loss = {loss:g}: the loss probability must be in (0, 1)")
+    rtt_s = parse_time(rtt, "--rtt", allow_zero=False)
+    t0 = parse_time(rto, "--rto", allow_zero=False) if rto is not None else 2 * rtt_s
+    if model not in ("F", "P2"):
+        raise _fail(f"--model {model!r}: use F or P2")
+    if not (math.isfinite(iw_) and iw_ >= 1):
+        raise _fail(f"--iw = {iw_:g}: the initial window must be at least 1 segment")
+    if not (wmax >= 1):
+        raise _fail(f"--wmax = {wmax:g}: the receiver window must be at least 1 segment")
+    b = 1.0 if no_delack else 2.0
+    sel = c.vienna_select(d, loss, rtt_s, t0, iw_, b, wmax, model, full_grid)
+    alphas, betas = [1.0, 2.0, 4.0, 6.0, 8.0], [0.5, 0.6, 0.7, 0.8, 0.9]
+    pairs = [(a, bt) for a in alphas for bt in betas] if full_grid else list(zip(alphas, betas))
+    rows = []
+    for g in (1.0, 2.0):
+        for a, bt in pairs:
+            r = c.vienna_throughput(a, bt, g, d, loss, rtt_s, t0, iw_, b, wmax, model)
+            rows.append({"alpha": a, "beta": bt, "gamma": g, "b": r["b"], "below_b_max": r["b"] < sel["b_max"]})
+    result = {"d": d, "p": loss, "rtt_s": rtt_s, "t0_s": t0, "w1": iw_, "b_per_ack": b, "model": model,
+              "b_max": sel["b_max"], "selected": {k: sel[k] for k in ("alpha", "beta", "gamma")},
+              "b_selected": sel["b"], "fallback": sel["fallback"], "candidates": rows}
+    if as_json:
+        typer.echo(json.dumps(result))
+        return
+    out_console.print(
+        f"transfer d = {d} segments, p = {loss:g}, RTT = {rtt_s:g} s, T0 = {t0:g} s, w1 = {iw_:g}, "
+        f"{'no delayed acks' if no_delack else 'delayed acks'}; E[W] variant {model}\n"
+        f"B_max (delayed-ack Reno, 10000 segments) = [bold]{sel['b_max']:.3f}[/] segments/s",
+        highlight=False,
+    )
+    t = Table(title="candidates (model throughput, segments/s)", title_justify="left")
+    for col in ("alpha", "beta", "gamma", "B", "below B_max"):
+        t.add_column(col, justify="right")
+    for r in rows:
+        mark = (r["alpha"], r["beta"], r["gamma"]) == (sel["alpha"], sel["beta"], sel["gamma"]) and not sel["fallback"]
+        t.add_row(f"{r['alpha']:g}", f"{r['beta']:g}", f"{r['gamma']:g}",
+                  f"[bold]{r['b']:.3f}[/]" if mark else f"{r['b']:.3f}", "yes" if r["below_b_max"] else "no")
+    out_console.print(t)
+    how = "no candidate stays below B_max: fallback" if sel["fallback"] else "closest to B_max from below"
+    out_console.print(f"selected (alpha, beta, gamma) = [bold]({sel['alpha']:g}, {sel['beta']:g}, {sel['gamma']:g})[/] ({how})",
+                      highlight=False)
+
+
 # --- bench -------------------------------------------------------------------------
 
 

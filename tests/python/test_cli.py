@@ -28,7 +28,7 @@ def invoke(*args: str):
 def test_help_lists_commands() -> None:
     r = invoke("--help")
     assert r.exit_code == 0
-    for cmd in ("run", "sweep", "plot", "report", "trace", "iw", "bench", "logs", "check", "config"):
+    for cmd in ("run", "sweep", "plot", "report", "trace", "iw", "bench", "logs", "check", "config", "model"):
         assert cmd in r.output
 
 

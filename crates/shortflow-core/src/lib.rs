@@ -17,6 +17,7 @@
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod fairshare;
 pub mod net;
 pub mod path;
 pub mod results;
@@ -24,6 +25,7 @@ pub mod rng;
 pub mod sim;
 pub mod spand;
 pub mod tcp;
+pub mod vienna;
 pub mod time;
 pub mod traffic;
 pub mod world;

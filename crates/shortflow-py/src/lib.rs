@@ -15,6 +15,7 @@ use pyo3::types::PyDict;
 
 use shortflow_core::config::{InfeasiblePolicy, SimConfig};
 use shortflow_core::spand::theory;
+use shortflow_core::vienna;
 use shortflow_core::{SimTime, Simulation};
 
 /// Run `f`, turning a panic into a Python `RuntimeError` that names the operation.
@@ -236,6 +237,117 @@ fn check_model_args(wc: u32, b: f64) -> PyResult<()> {
     Ok(())
 }
 
+/// TCP Vienna's model (P4 §4.3, spec fairshare-and-sizebased B.4): the inputs checked
+/// and turned into a `PathModel`.
+fn vienna_path(p: f64, rtt: f64, t0: f64, w1: f64, b: f64, wmax: f64, window_model: &str) -> PyResult<vienna::PathModel> {
+    if !(p.is_finite() && p > 0.0 && p < 1.0) {
+        return Err(PyValueError::new_err(format!("p = {p}: the loss probability must be in (0, 1)")));
+    }
+    for (name, v) in [("rtt", rtt), ("t0", t0)] {
+        if !(v.is_finite() && v > 0.0) {
+            return Err(PyValueError::new_err(format!("{name} = {v}: must be a positive number of seconds")));
+        }
+    }
+    if !(w1.is_finite() && w1 >= 1.0) {
+        return Err(PyValueError::new_err(format!("w1 = {w1}: the initial window must be at least 1 segment")));
+    }
+    if b != 1.0 && b != 2.0 {
+        return Err(PyValueError::new_err(format!("b = {b}: segments per ack must be 1 (no delayed acks) or 2")));
+    }
+    if !(wmax >= 1.0) {
+        return Err(PyValueError::new_err(format!("wmax = {wmax}: the receiver window must be at least 1 segment (inf for none)")));
+    }
+    let window_model = match window_model {
+        "F" | "f" => vienna::WindowModel::F,
+        "P2" | "p2" => vienna::WindowModel::P2,
+        other => return Err(PyValueError::new_err(format!("window_model = {other:?}: use \"F\" (default) or \"P2\""))),
+    };
+    let mut m = vienna::PathModel::new(p, rtt, t0, w1);
+    m.b = b;
+    m.wmax = wmax;
+    m.window_model = window_model;
+    Ok(m)
+}
+
+/// TCP Vienna's model throughput B(α, β, γ, d, p, RTT) in segments per second, with the
+/// latency terms (s) and B_max (a long delayed-ack Reno flow on the same path).
+#[pyfunction]
+#[pyo3(signature = (alpha, beta, gamma, d, p, rtt, t0, w1=4.0, b=2.0, wmax=f64::INFINITY, window_model="F"))]
+#[allow(clippy::too_many_arguments)]
+fn vienna_throughput<'py>(
+    py: Python<'py>,
+    alpha: f64,
+    beta: f64,
+    gamma: f64,
+    d: f64,
+    p: f64,
+    rtt: f64,
+    t0: f64,
+    w1: f64,
+    b: f64,
+    wmax: f64,
+    window_model: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let path = vienna_path(p, rtt, t0, w1, b, wmax, window_model)?;
+    if !(alpha.is_finite() && alpha > 0.0) {
+        return Err(PyValueError::new_err(format!("alpha = {alpha}: the additive increase must be positive")));
+    }
+    if !(beta > 0.0 && beta < 1.0) {
+        return Err(PyValueError::new_err(format!("beta = {beta}: the retained fraction must be in (0, 1)")));
+    }
+    if !(gamma.is_finite() && gamma > 0.0) {
+        return Err(PyValueError::new_err(format!("gamma = {gamma}: the slow-start step must be positive")));
+    }
+    if !(d.is_finite() && d >= 1.0) {
+        return Err(PyValueError::new_err(format!("d = {d}: the flow size must be at least 1 segment")));
+    }
+    let x = vienna::Params { alpha, beta, gamma };
+    let (l, b_max) = guard("vienna_throughput", || Ok((vienna::latency(x, d, &path), vienna::long_flow_throughput(&path))))?;
+    let out = PyDict::new(py);
+    out.set_item("b", d / l.total())?;
+    out.set_item("b_max", b_max)?;
+    out.set_item("latency", l.total())?;
+    out.set_item("setup", l.setup)?;
+    out.set_item("slow_start", l.slow_start)?;
+    out.set_item("first_loss", l.first_loss)?;
+    out.set_item("cong_avoid", l.cong_avoid)?;
+    out.set_item("delack", l.delack)?;
+    out.set_item("expected_window", vienna::expected_window(alpha, beta, path.b, p, path.window_model))?;
+    Ok(out)
+}
+
+/// P4's parameter selection for a transfer of `d` segments: the chosen (alpha, beta,
+/// gamma), its model throughput, B_max and whether the Reno fallback was taken.
+#[pyfunction]
+#[pyo3(signature = (d, p, rtt, t0, w1=4.0, b=2.0, wmax=f64::INFINITY, window_model="F", full_grid=false))]
+#[allow(clippy::too_many_arguments)]
+fn vienna_select<'py>(
+    py: Python<'py>,
+    d: f64,
+    p: f64,
+    rtt: f64,
+    t0: f64,
+    w1: f64,
+    b: f64,
+    wmax: f64,
+    window_model: &str,
+    full_grid: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let path = vienna_path(p, rtt, t0, w1, b, wmax, window_model)?;
+    if !(d.is_finite() && d >= 1.0) {
+        return Err(PyValueError::new_err(format!("d = {d}: the flow size must be at least 1 segment")));
+    }
+    let s = guard("vienna_select", || Ok(vienna::select(d, &path, full_grid)))?;
+    let out = PyDict::new(py);
+    out.set_item("alpha", s.params.alpha)?;
+    out.set_item("beta", s.params.beta)?;
+    out.set_item("gamma", s.params.gamma)?;
+    out.set_item("b", s.b)?;
+    out.set_item("b_max", s.b_max)?;
+    out.set_item("fallback", s.fallback)?;
+    Ok(out)
+}
+
 /// Version of the compiled core (the Cargo package version).
 #[pyfunction]
 fn version() -> &'static str {
@@ -252,6 +364,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(f_e, m)?)?;
     m.add_function(wrap_pyfunction!(ca_schedule, m)?)?;
     m.add_function(wrap_pyfunction!(slow_start_schedule, m)?)?;
+    m.add_function(wrap_pyfunction!(vienna_throughput, m)?)?;
+    m.add_function(wrap_pyfunction!(vienna_select, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -14,6 +14,7 @@
 //! match below; its configuration is validated in its own file (`from_config`).
 
 pub mod ns2;
+pub mod vienna;
 
 use crate::config::TcpVariant;
 use crate::tcp::events::{AckSample, LossEvent, SendMeta};

@@ -234,3 +234,63 @@ def test_cli_rejects_quick_and_demo_together():
 
     r = CliRunner().invoke(main_app, ["repro", "spand", "--help"])
     assert r.exit_code == 0 and "--demo" in r.output
+
+
+def test_tiny_ablations(core, tmp_path):
+    """``--ablations``: every labelled ablation of Figs. 10 and 12 runs, start-up ablations
+    reuse the main run's baselines (only the spand scheme is run), environment ablations
+    re-run every scheme, and the results reach claims.json, ablations.csv and the report."""
+    from shortflow.repro import spand
+    from shortflow.repro.spand.ablations import ABLATIONS
+
+    st = spand.MODES["demo"].with_(figures=(10, 12), rounds=2, seeds=[1], n_grid=[1, 2])
+    rep = spand.run(tmp_path, mode="demo", jobs=1, settings=st, diagnostics=False, ablations=True)
+    by = {(a.figure, a.ablation.id): a for a in rep.ablations}
+    assert {i for f, i in by if f == 12} == {a.id for a in ABLATIONS}
+    assert {i for f, i in by if f == 10} == {a.id for a in ABLATIONS} - {"udp-1000B"}
+    assert by[(10, "paper")].runs == 0                      # the main run itself
+    assert by[(10, "no-shift")].runs == 2                   # spand only: 2 N x 1 seed
+    assert by[(10, "delack-b2")].runs == 10                 # every scheme again
+    assert by[(12, "udp-1000B")].runs == 10
+    base = rep.figures[10].table.filter(pl.col("scheme") == "reno-ssr")["mean"].to_list()
+    abl = by[(10, "no-shift")].table
+    assert abl.filter(pl.col("scheme") == "reno-ssr")["mean"].to_list() == base
+    assert abl.filter(pl.col("scheme") == "spand").height == 2
+    data = _no_nan((tmp_path / "claims.json").read_text())
+    entry = next(a for a in data["ablations"] if a["figure"] == 12 and a["id"] == "spec-readings")
+    assert entry["startup"] == {"floor_samples": True, "end_sample": "no_ca_sample", "rtt_report": "ticks"}
+    assert set(entry["claims"]) == {"fig12-ssr", "fig12-nssr"} and not entry["paper_behaviour"]
+    csv = pl.read_csv(tmp_path / "ablations.csv")
+    assert csv.height == 2 * (len(ABLATIONS) - 1) + 2 * len(ABLATIONS)
+    assert csv["spand_mean"].is_not_null().all()
+    assert (tmp_path / "ablations.png").stat().st_size > 10_000
+    assert "Ablations of Figs. 10 and 12" in (tmp_path / "report.html").read_text()
+    assert "Ablations (not paper behaviour)" in (tmp_path / "claims.md").read_text()
+
+
+def test_ablated_scenarios_change_what_they_say(core):
+    """Start-up ablations change only the spand scheme's start-up table (and sweep only
+    it); environment ablations change every scheme's configuration."""
+    from shortflow.repro.spand import MODES
+    from shortflow.repro.spand.ablations import ABLATIONS, ablated_scenario
+    from shortflow.repro.spand.figures import FIGURES, figure_scenario, find_scenario_dir
+
+    abl = {a.id: a for a in ABLATIONS}
+    base, _ = figure_scenario(FIGURES[12], MODES["quick"], find_scenario_dir())
+    sc = ablated_scenario(base, abl["spec-readings"], spand_only=True)
+    assert sc.axes["scheme"] == ["spand"]
+    cfg = sc.to_sim_config({"flows.conn.count": 2, "scheme": "spand"}, 1)
+    st = [f["startup"] for f in cfg["flows"] if f.get("startup", {}).get("kind") == "spand"]
+    assert st and all(s["floor_samples"] and s["end_sample"] == "no_ca_sample" and s["rtt_report"] == "ticks"
+                      for s in st)
+    assert "floor_samples" not in json.dumps(base.to_sim_config({"flows.conn.count": 2, "scheme": "spand"}, 1))
+    env = ablated_scenario(base, abl["delack-b2"], spand_only=False)
+    assert env.axes["scheme"] == SCHEMES
+    for scheme in SCHEMES:
+        cfg = env.to_sim_config({"flows.conn.count": 2, "scheme": scheme}, 1)
+        tcp_flows = [f for f in cfg["flows"] if "tcp" in f]
+        assert tcp_flows and all(f["sink"]["delack"] for f in tcp_flows), scheme
+    cfg = ablated_scenario(base, abl["udp-1000B"], spand_only=False).to_sim_config(
+        {"flows.conn.count": 2, "scheme": "reno-ssr"}, 1)
+    sizes = {a["packet_size"] for a in cfg["apps"] if a["kind"] == "on_off"}
+    assert sizes == {1000}, sizes

@@ -57,13 +57,13 @@ def _spand(quick: bool, demo: bool, jobs: int, out: Optional[Path], progress: bo
     rep = run(out, mode=mode, jobs=jobs, progress=progress, ablations=ablations,
               log=lambda m: err.print(f"[dim]{escape(m)}[/]"))
     t = Table(title=f"TCP/SPAND claims ({mode} mode, {time.perf_counter() - t0:.0f} s)", title_justify="left",
-              caption="pass: tolerant verdict (±10 pp on numeric ranges, CI overlap on orderings); strict: literal",
+              caption="pass: tolerant verdict (±10 pp on the paper's numbers only, CI overlap on orderings); strict: literal",
               caption_justify="left")
-    for c in ("id", "figure", "strict", "pass", "measured"):
+    for c in ("id", "figure", "source", "strict", "pass", "measured"):
         t.add_column(c, overflow="fold")
     mark = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "–"}
     for c in rep.claims:
-        t.add_row(c.id, c.figure, mark[c.strict_pass], mark[c.passed], escape(c.summary))
+        t.add_row(c.id, c.figure, c.source, mark[c.strict_pass], mark[c.passed], escape(c.summary))
     con.print(t)
     if rep.skipped:
         con.print(f"skipped (figures not in this mode): {', '.join(s['id'] for s in rep.skipped)}", highlight=False)

@@ -157,12 +157,16 @@ def write_claims_markdown(report: "ClaimsReport", path: Path) -> Path:
         f"{d['counts']['pass']} of {d['counts']['evaluated']} evaluated claims pass tolerantly, "
         f"{d['counts']['strict_pass']} strictly; {d['counts']['skipped']} skipped.",
         "",
-        "| claim | figure | paper says | criterion | we measured | strict | tolerant |",
-        "|---|---|---|---|---|---|---|",
+        "Criterion source: `paper` = the number is the paper's (the tolerant verdict widens it by 10 pp); `ours` = "
+        "our threshold for a prose claim (never widened; the tolerant verdict differs only in accepting an ordering "
+        "whose 95% CIs overlap).",
+        "",
+        "| claim | figure | paper says | criterion | source | we measured | strict | tolerant |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for c in r.claims:
-        lines.append(f"| `{c.id}` | {cell(c.figure)} | {cell(c.paper)} | {cell(c.criterion)} | {cell(c.summary)} | "
-                     f"{v[c.strict_pass]} | {v[c.passed]} |")
+        lines.append(f"| `{c.id}` | {cell(c.figure)} | {cell(c.paper)} | {cell(c.criterion)} | {c.source} | "
+                     f"{cell(c.summary)} | {v[c.strict_pass]} | {v[c.passed]} |")
     if r.ablations:
         lines += ["", "Ablations (not paper behaviour): the figure's two numeric claims on the ablated table "
                   "(strict / tolerant).", "",
@@ -226,17 +230,18 @@ def write_report(report: "ClaimsReport", path: Path) -> Path:
     }
     parts.append("<dl>" + "".join(f"<dt>{e(k)}</dt><dd>{e(str(v))}</dd>" for k, v in facts.items()) + "</dl>")
 
-    parts.append("<h2>Claims</h2><p>Tolerant verdict (<code>pass</code>): numeric bounds widened by ±10 percentage "
-                 "points (spec §6 item 9) and orderings accepted when the 95% CIs overlap; strict verdict: the "
-                 "statement read literally. “Most cases” = more than half of the x values. The full measurements are "
+    parts.append("<h2>Claims</h2><p>Tolerant verdict (<code>pass</code>): the paper's own numbers (criterion source "
+                 "<code>paper</code>) widened by ±10 percentage points (spec §6 item 9), orderings accepted when the 95% "
+                 "CIs overlap; thresholds we chose for prose claims (source <code>ours</code>) are never widened. "
+                 "Strict verdict: the statement read literally. “Most cases” = more than half of the x values. The full measurements are "
                  "in <code>claims.json</code>.</p>")
     rows = []
     for c in r.claims:
         rows.append(f"<tr><td class='l'>{e(c.id)}</td><td class='l'>{e(c.figure)}</td><td class='wrap'>{e(c.paper)}</td>"
-                    f"<td class='wrap'>{e(c.summary)}</td><td class='wrap'>{e(c.criterion)}</td>"
+                    f"<td class='wrap'>{e(c.summary)}</td><td class='wrap'>{e(c.criterion)}</td><td>{e(c.source)}</td>"
                     f"{_verdict(c.strict_pass)}{_verdict(c.passed)}</tr>")
     parts.append(scroll_box("<table><thead><tr><th class='l'>id</th><th class='l'>figure</th><th class='l'>paper</th>"
-                 "<th class='l'>measured</th><th class='l'>criterion</th><th>strict</th><th>pass</th></tr></thead>"
+                 "<th class='l'>measured</th><th class='l'>criterion</th><th>source</th><th>strict</th><th>pass</th></tr></thead>"
                  f"<tbody>{''.join(rows)}</tbody></table>"))
     if r.skipped:
         parts.append("<p>Skipped (figures not run in this mode): "

@@ -310,6 +310,13 @@ def test_tiny_ablations(core, tmp_path):
     assert csv["spand_mean"].is_not_null().all()
     assert (tmp_path / "ablations.png").stat().st_size > 10_000
     assert "Ablations of Figs. 10 and 12" in (tmp_path / "report.html").read_text()
+    tr = pl.read_csv(tmp_path / "gateway_trace.csv")
+    assert set(tr["N"].to_list()) == {1, 6} and set(tr["ablation"].to_list()) == {"paper", "no-decrease"}
+    first = tr.filter((pl.col("N") == 1) & (pl.col("transfer") == 0))
+    assert first.height == 2 and first["slow_start"].all() and (first["start_cwnd"] == 1.0).all()  # no history yet
+    later = tr.filter(~pl.col("slow_start"))
+    assert later.height and (later["start_cwnd"] <= later["wc_estimate"].floor().clip(lower_bound=1)).all()
+    assert (tmp_path / "gateway_trace.png").stat().st_size > 10_000
     assert "Ablations (not paper behaviour)" in (tmp_path / "claims.md").read_text()
 
 

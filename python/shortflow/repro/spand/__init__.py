@@ -24,7 +24,8 @@ from typing import Any, Callable, Optional
 
 import polars as pl
 
-from .ablations import AblationResult, ablation_frame, plot_ablations, run_ablations
+from .ablations import (AblationResult, ablation_frame, gateway_trace, plot_ablations, plot_gateway_trace,
+                        run_ablations)
 from .aggregate import friendliness_summary, scheme_summary
 from .claims import Claim, evaluate_all, fig5_claims
 from .figures import FIGURES, MODES, FigSpec, Settings, diagnose, find_scenario_dir, run_figure
@@ -187,6 +188,10 @@ def run(out: str | Path, mode: str = "full", jobs: int = 2, *, settings: Optiona
             frame = ablation_frame(abl)
             frame.write_csv(out / "ablations.csv")
             plot_ablations(frame, out / "ablations.png", note)
+        if 10 in st.figures:
+            trace = gateway_trace(st, sdir)
+            trace.write_csv(out / "gateway_trace.csv")
+            plot_gateway_trace(trace, out / "gateway_trace.png", note)
         say(f"Ablations: {sum(a.runs for a in abl)} runs ({sum(a.computed for a in abl)} computed)")
     report = ClaimsReport(mode, out, st.to_dict(), jobs, claims, skipped, figures, f5, 0.0, __version__,
                           datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), abl)

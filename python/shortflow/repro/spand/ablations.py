@@ -13,6 +13,7 @@ scheme's world, so its baselines are run again under the same change.
 
 from __future__ import annotations
 
+import bisect
 import copy
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,7 @@ from .claims import NSSR, SSR, reduction_bound
 from .figures import FIGURES, FigureRun, Settings, figure_scenario
 
 __all__ = ["Ablation", "ABLATIONS", "AblationResult", "run_ablations", "ablated_scenario", "ablation_frame", "plot_ablations",
-           "ABLATION_FIGURES"]
+           "gateway_trace", "plot_gateway_trace", "ABLATION_FIGURES"]
 
 #: the figures the ablations are run on (the paper's two headline single-bottleneck figures)
 ABLATION_FIGURES = (10, 12)
@@ -201,4 +202,91 @@ def plot_ablations(frame: pl.DataFrame, path: Path, note: str = "") -> Path:
     axes[0][0].legend(fontsize="x-small", loc="upper left")
     fig.suptitle("TCP/SPAND ablations (not paper behaviour; bold: paper defaults; dashed: environment changed for "
                  "every scheme)" + (f"  [{note}]" if note else ""), fontsize="medium")
+    return save(fig, path)
+
+
+# --- the gateway's estimate over time (the downward ratchet) ------------------------------------
+
+#: (N, ablation id) pairs of the trace: paper defaults and the no-decrease rule, N = 1 and 6
+TRACE_POINTS = ((1, "paper"), (6, "paper"), (1, "no-decrease"), (6, "no-decrease"))
+
+
+def gateway_trace(settings: Settings, scenario_dir: Path, seed: Optional[int] = None,
+                  points: tuple[tuple[int, str], ...] = TRACE_POINTS) -> pl.DataFrame:
+    """One Fig. 10 run (spand scheme, first seed) per (N, ablation): for every TCP/SPAND
+    transfer, the gateway's W_c estimate at its start, the window it started with, whether
+    it lost a packet, and its cwnd at the end (the paper's sample when it was loss-free),
+    read from the per-ack cwnd trace."""
+    import json
+
+    from ...native import run_json
+    from ...results import RunResults
+
+    spec = FIGURES[10]
+    base, _ = figure_scenario(spec, settings, scenario_dir)
+    abl = {a.id: a for a in ABLATIONS}
+    seed = seed if seed is not None else base.seeds[0]
+    out = []
+    for n, aid in points:
+        sc = ablated_scenario(base, abl[aid], spand_only=True)
+        cfg = sc.to_sim_config({spec.x_axis: n, "scheme": "spand"}, seed)
+        cfg["trace"] = {"cwnd": True}
+        res = RunResults.from_json(run_json(json.dumps(cfg)), cfg)
+        names = [f["name"] for f in cfg["flows"]]
+        st = res.startup.with_row_index("k")
+        tr = res.transfers
+        cw = res.cwnd
+        for flow in st["flow"].unique(maintain_order=True).to_list():
+            idx = names.index(flow)
+            starts = st.filter(pl.col("flow") == flow).sort("time_s")
+            xfers = tr.filter(pl.col("flow") == flow).sort("start_s")
+            fc = cw.filter(pl.col("flow") == idx).sort("time_ns")
+            times = fc["time_ns"].to_list()
+            vals = fc["cwnd"].to_list()
+            for i, (s, x) in enumerate(zip(starts.iter_rows(named=True), xfers.iter_rows(named=True))):
+                end = x["end_s"]
+                j = bisect.bisect_right(times, int(round(end * 1e9))) - 1 if end is not None else -1
+                out.append({"N": n, "ablation": aid, "flow": flow, "transfer": i, "start_s": s["time_s"],
+                            "wc_estimate": s["wc_estimate"], "n_samples": s["n_samples"],
+                            "start_cwnd": s["cwnd"], "slow_start": s["fallback_slow_start"],
+                            "lossy": bool(x["retransmits"] or x["timeouts"]),
+                            "end_cwnd": vals[j] if j >= 0 else None, "completion_s": x["completion_s"]})
+    return pl.DataFrame(out, strict=False)
+
+
+def plot_gateway_trace(trace: pl.DataFrame, path: Path, note: str = "") -> Path:
+    """Per (ablation, N): the estimate at each start, the start window and the end cwnd of
+    loss-free transfers (the sample they report) for the first connection, over rounds;
+    dotted: the W_c values where cwnd_opt(30, W_c) changes plateau (11, 16, 30)."""
+    from ...mpl import pyplot, save
+
+    plt = pyplot()
+    keys = trace.select("ablation", "N").unique(maintain_order=True).rows()
+    abls = list(dict.fromkeys(k[0] for k in keys))
+    ns = sorted({k[1] for k in keys})
+    fig, axes = plt.subplots(len(abls), len(ns), figsize=(6.5 * len(ns), 3.8 * len(abls)), dpi=110, squeeze=False)
+    for i, a in enumerate(abls):
+        for j, n in enumerate(ns):
+            ax = axes[i][j]
+            sub = trace.filter((pl.col("ablation") == a) & (pl.col("N") == n))
+            flow = sub["flow"][0] if sub.height else None
+            f = sub.filter(pl.col("flow") == flow).sort("transfer")
+            r = f["transfer"].to_list()
+            ax.plot(r, f["wc_estimate"], "o-", color="tab:blue", ms=3, label="gateway W_c estimate at start (mean)")
+            ax.step(r, f["start_cwnd"], where="mid", color="tab:green", label="start window (cwnd_opt; 1 = slow start)")
+            lf = f.filter(~pl.col("lossy"))
+            ls = f.filter(pl.col("lossy"))
+            ax.plot(lf["transfer"], lf["end_cwnd"], "^", color="tab:orange", ms=5,
+                    label="end cwnd, loss-free (the sample it reports)")
+            ax.plot(ls["transfer"], ls["end_cwnd"], "x", color="tab:red", ms=5, label="end cwnd, lossy (no end sample)")
+            for w in (11, 16, 30):
+                ax.axhline(w, color="0.6", ls=":", lw=1)
+            ax.set_title(f"{a}, N = {n} (connection {flow})", fontsize="medium")
+            ax.set_xlabel("transfer (round)")
+            ax.set_ylabel("packets")
+            ax.set_ylim(bottom=0)
+            ax.grid(True, alpha=0.3)
+    axes[0][0].legend(fontsize="x-small", loc="upper right")
+    fig.suptitle("Fig. 10 (seed 1): the gateway's W_c estimate per transfer; dotted: W_c = 11, 16, 30 where "
+                 "cwnd_opt(30, W_c) steps to 9, 15, 30" + (f"  [{note}]" if note else ""), fontsize="medium")
     return save(fig, path)

@@ -285,6 +285,11 @@ def write_report(report: "ClaimsReport", path: Path) -> Path:
                      "table (strict / tolerant). Data: <code>ablations.csv</code>.</p>")
         if (r.out / "ablations.png").exists():
             parts.append(_img(r.out / "ablations.png"))
+        if (r.out / "gateway_trace.png").exists():
+            parts.append("<p>The gateway's W_c estimate per transfer (Fig. 10, first seed; "
+                         "<code>gateway_trace.csv</code>): a loss-free transfer started at cwnd_opt reports its end "
+                         "cwnd, which is below the next plateau of cwnd_opt, so the estimate can fall but rises only "
+                         "through a slow start.</p>" + _img(r.out / "gateway_trace.png"))
         rows = []
         for a in r.ablations:
             cells = "".join(f"<td class='wrap'>{e(str(v['summary']))}</td>{_verdict(v['strict'])}{_verdict(v['tolerant'])}"

@@ -526,6 +526,17 @@ class SpandStartup(KindModel):
     infeasible_policy: Optional[Literal["eq2", "one"]] = None
     report: Optional[bool] = None
     max_window: Optional[NonNegInt] = None
+    #: RTT sent with each W_c sample (and injection resolution): paper default
+    #: ``fractional``; ``ticks`` and ``exact`` are ablations (scenarios/spand/common.md).
+    rtt_report: Optional[Literal["fractional", "ticks", "exact"]] = None
+    #: Ablation: floor each W_c sample (the paper's samples are real-valued).
+    floor_samples: Optional[bool] = None
+    #: ``loss_free`` (paper) or ``no_ca_sample`` (spec A10, ablation).
+    end_sample: Optional[Literal["loss_free", "no_ca_sample"]] = None
+    #: Ablation when false: the token bucket starts empty.
+    bucket_starts_full: Optional[bool] = None
+    #: Ablation (ours): a loss-free transfer reports at least the estimate it started from.
+    no_decrease: Optional[bool] = None
 
 
 Startup = Annotated[

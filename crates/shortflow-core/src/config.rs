@@ -638,9 +638,53 @@ pub struct SpandConfig {
     /// Cap on cwnd_opt (packets); 0 = the TCP `window`.
     #[serde(default)]
     pub max_window: u32,
+    /// The RTT reported with each W_c sample, and the resolution the gateway's RTT is
+    /// injected with: `fractional` (ns-2's `t_srtt_ / 8 × tick`), `ticks` (whole ticks,
+    /// ablation), `exact` (EWMA of the unquantised samples, ablation).
+    #[serde(default)]
+    pub rtt_report: RttReport,
+    /// Ablation: floor each W_c sample (`floor(cwnd) − 1`, `floor(cwnd)`) before the
+    /// gateway's mean is floored again. Paper: samples are the real-valued cwnd.
+    #[serde(default)]
+    pub floor_samples: bool,
+    /// Which transfers report cwnd at their end: `loss_free` (paper §5.1) or
+    /// `no_ca_sample` (spec A10: also after slow-start-only or timeout-only losses).
+    #[serde(default)]
+    pub end_sample: EndSample,
+    /// The token bucket starts full (spec A7) or, false, empty (ablation).
+    #[serde(default = "d_true")]
+    pub bucket_starts_full: bool,
+    /// Ablation (ours, not the paper's): a loss-free transfer reports at least the W_c
+    /// estimate it started from, so loss-free transfers cannot lower the estimate.
+    #[serde(default)]
+    pub no_decrease: bool,
 }
 fn d_bucket() -> u32 {
     4
+}
+
+/// TCP/SPAND: which smoothed RTT a sender reports (and the injection resolution).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttReport {
+    /// `t_srtt_ / 2^T_SRTT_BITS × tick`: the fractional bits ns-2 keeps.
+    #[default]
+    Fractional,
+    /// `(t_srtt_ >> T_SRTT_BITS) × tick`: whole ticks.
+    Ticks,
+    /// The same EWMA over exact RTT samples (no tick quantisation).
+    Exact,
+}
+
+/// TCP/SPAND: which transfers report their end-of-transfer cwnd as a W_c sample.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndSample {
+    /// Only transfers without any loss event (paper §5.1).
+    #[default]
+    LossFree,
+    /// Every transfer without a congestion-avoidance fast-retransmit sample (spec A10).
+    NoCaSample,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -27,6 +27,14 @@ impl Pacer {
         Pacer { first_seq, last_seq: first_seq + count - 1, interval, depth, tokens: depth, next_token_at: now }
     }
 
+    /// The same pacer with an empty bucket: the first token is due one interval after
+    /// `now` (TCP/SPAND's `bucket_starts_full = false` ablation).
+    pub fn starting_empty(mut self, now: SimTime) -> Pacer {
+        self.tokens = 0;
+        self.next_token_at = now + self.interval;
+        self
+    }
+
     fn refill(&mut self, now: SimTime) {
         while self.tokens < self.depth && now >= self.next_token_at {
             self.tokens += 1;
@@ -73,26 +81,36 @@ impl Pacer {
 mod tests {
     use super::*;
 
-    #[test]
-    fn full_bucket_then_one_per_interval() {
-        // 10 segments at 100 pkt/s, depth 4: 4 at t=0, then one every 10 ms.
-        let mut p = Pacer::new(SimTime::ZERO, 0, 10, 100.0, 4);
+    /// Send segments 0..n as early as the pacer allows; their send times in ms.
+    fn drain(p: &mut Pacer, n: i64) -> Vec<u64> {
         let mut now = SimTime::ZERO;
         let mut sent = vec![];
         let mut seq = 0;
-        while seq < 10 {
+        while seq < n {
             match p.check(now, seq) {
                 Ok(()) => {
                     p.on_sent(now, seq);
-                    sent.push(now.as_nanos());
+                    sent.push(now.as_nanos() / 1_000_000);
                     seq += 1;
                 }
                 Err(t) => now = t,
             }
         }
-        let ms: Vec<u64> = sent.iter().map(|t| t / 1_000_000).collect();
-        assert_eq!(ms, vec![0, 0, 0, 0, 10, 20, 30, 40, 50, 60]);
+        sent
+    }
+
+    #[test]
+    fn full_bucket_then_one_per_interval() {
+        // 10 segments at 100 pkt/s, depth 4: 4 at t=0, then one every 10 ms.
+        let mut p = Pacer::new(SimTime::ZERO, 0, 10, 100.0, 4);
+        assert_eq!(drain(&mut p, 10), vec![0, 0, 0, 0, 10, 20, 30, 40, 50, 60]);
         assert!(p.done(10));
+    }
+
+    #[test]
+    fn empty_bucket_waits_one_interval_per_segment() {
+        let mut p = Pacer::new(SimTime::ZERO, 0, 5, 100.0, 4).starting_empty(SimTime::ZERO);
+        assert_eq!(drain(&mut p, 5), vec![10, 20, 30, 40, 50]);
     }
 
     #[test]

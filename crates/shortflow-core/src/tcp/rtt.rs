@@ -30,6 +30,10 @@ pub struct RttEstimator {
     pub t_backoff: i32,
     /// Offset in [0, tick) added to send times before rounding (ns-2 `boot_time_`).
     pub boot_time: f64,
+    /// Not in ns-2: the same EWMA (gain 2^-srtt_bits) over the exact, unquantised RTT
+    /// samples (s; 0 before the first). Read only by TCP/SPAND's `rtt_report = "exact"`
+    /// ablation; no rule of the estimator uses it.
+    pub exact_srtt: f64,
 }
 
 /// C `fmod(x, y)`, bit for bit the same as Rust's `x % y`, but several times faster
@@ -74,7 +78,7 @@ fn fmod(x: f64, y: f64) -> f64 {
 
 impl RttEstimator {
     pub fn new(p: &RttParams, boot_time: f64) -> Self {
-        let mut r = RttEstimator { t_rtt: 0, t_srtt: 0, t_rttvar: 0, t_rtxcur: 0.0, t_backoff: 1, boot_time };
+        let mut r = RttEstimator { t_rtt: 0, t_srtt: 0, t_rttvar: 0, t_rtxcur: 0.0, t_backoff: 1, boot_time, exact_srtt: 0.0 };
         r.init(p);
         r
     }
@@ -86,6 +90,7 @@ impl RttEstimator {
         self.t_rttvar = ((p.rttvar_init as f64 / p.tick) as i32) << p.rttvar_bits;
         self.t_rtxcur = p.rtxcur_init;
         self.t_backoff = 1;
+        self.exact_srtt = 0.0;
     }
 
     /// ns-2.35: tcp.cc `rtt_update(tao)` without timestamps; `now` and `tao` in s.
@@ -98,6 +103,7 @@ impl RttEstimator {
             self.t_rtt = 1;
         }
         if self.t_srtt != 0 {
+            self.exact_srtt += (tao - self.exact_srtt) / (1u32 << p.srtt_bits) as f64;
             // ns-2 uses a `short` here.
             let mut delta: i16 = (self.t_rtt - (self.t_srtt >> p.srtt_bits)) as i16;
             self.t_srtt += delta as i32;
@@ -113,6 +119,7 @@ impl RttEstimator {
                 self.t_rttvar = 1;
             }
         } else {
+            self.exact_srtt = tao;
             self.t_srtt = self.t_rtt << p.srtt_bits;
             self.t_rttvar = self.t_rtt << (p.rttvar_bits - 1);
         }
@@ -145,29 +152,55 @@ impl RttEstimator {
         if self.t_backoff > 8 {
             self.t_rttvar += self.t_srtt >> p.srtt_bits;
             self.t_srtt = 0;
+            self.exact_srtt = 0.0;
         }
     }
 
-    /// Smoothed RTT in seconds (0 before the first sample).
+    /// Smoothed RTT in seconds, whole ticks: `(t_srtt_ >> T_SRTT_BITS) × tick`, what
+    /// ns-2's tcp.cc prints and uses for the RTO (0 before the first sample).
     pub fn srtt_s(&self, p: &RttParams) -> f64 {
         (self.t_srtt >> p.srtt_bits) as f64 * p.tick
     }
 
-    /// Overwrite srtt with an external estimate (TCP/SPAND spec A7:
-    /// `t_srtt_ = round(rtt/tick) << T_SRTT_BITS`; rttvar keeps the agent's value).
+    /// Smoothed RTT in seconds with the fractional bits ns-2 keeps:
+    /// `t_srtt_ / 2^T_SRTT_BITS × tick` (resolution tick/8 with the default 3 bits).
+    pub fn srtt_frac_s(&self, p: &RttParams) -> f64 {
+        self.t_srtt as f64 / (1u32 << p.srtt_bits) as f64 * p.tick
+    }
+
+    /// The EWMA of the exact RTT samples (s); see [`RttEstimator::exact_srtt`].
+    pub fn exact_srtt_s(&self) -> f64 {
+        self.exact_srtt
+    }
+
+    /// Overwrite srtt with an external estimate (TCP/SPAND spec A7; rttvar keeps the
+    /// agent's value). `fractional`: `t_srtt_ = round(rtt/tick × 2^T_SRTT_BITS)`, the
+    /// resolution [`RttEstimator::srtt_frac_s`] reports; otherwise whole ticks,
+    /// `round(rtt/tick) << T_SRTT_BITS` (the resolution of [`RttEstimator::srtt_s`]).
+    /// The exact EWMA is set to `rtt_s`.
     ///
     /// Two additions the spec leaves open: (1) on a connection that has no RTT sample
     /// yet (t_srtt == 0), the agent's rttvar is only ns-2's placeholder `rttvar_init_`
     /// (12 s) that the first sample would replace; keeping it would make the RTO about
     /// 48 s at a 50 ms tick, so the estimate is taken as the first sample
-    /// (rttvar = rtt/2, as `update` does). (2) The RTO is recomputed from the injected
-    /// values at once, as `update` would.
-    pub fn set_srtt(&mut self, p: &RttParams, rtt_s: f64) {
-        let ticks = (rtt_s / p.tick).round().max(1.0) as i32;
-        if self.t_srtt == 0 {
-            self.t_rttvar = ticks << (p.rttvar_bits - 1);
+    /// (rttvar = rtt/2, as `update` does, at the same resolution). (2) The RTO is
+    /// recomputed from the injected values at once, as `update` would.
+    pub fn set_srtt(&mut self, p: &RttParams, rtt_s: f64, fractional: bool) {
+        let ticks = rtt_s / p.tick;
+        if fractional {
+            let units = |bits: u32| ((ticks * (1u32 << bits) as f64).round() as i32).max(1);
+            if self.t_srtt == 0 {
+                self.t_rttvar = units(p.rttvar_bits - 1);
+            }
+            self.t_srtt = units(p.srtt_bits);
+        } else {
+            let ticks = ticks.round().max(1.0) as i32;
+            if self.t_srtt == 0 {
+                self.t_rttvar = ticks << (p.rttvar_bits - 1);
+            }
+            self.t_srtt = ticks << p.srtt_bits;
         }
-        self.t_srtt = ticks << p.srtt_bits;
+        self.exact_srtt = rtt_s;
         self.t_rtxcur = (((self.t_rttvar << (p.rttvar_exp + (p.srtt_bits - p.rttvar_bits))) + self.t_srtt)
             >> p.srtt_bits) as f64
             * p.tick;
@@ -285,7 +318,7 @@ mod tests {
     fn injected_srtt_on_a_fresh_connection_acts_as_first_sample() {
         let p = params(0.05, 0.0);
         let mut r = RttEstimator::new(&p, 0.0);
-        r.set_srtt(&p, 0.1); // 2 ticks
+        r.set_srtt(&p, 0.1, false); // 2 ticks
         assert_eq!(r.t_srtt, 16);
         assert_eq!(r.t_rttvar, 4);
         // rtxcur = ((4 << 3) + 16) >> 3 = 6 ticks = 0.3 s, not ~48 s
@@ -293,9 +326,47 @@ mod tests {
         // with a sample, rttvar is kept
         r.update(&p, 10.3, 0.3);
         let var = r.t_rttvar;
-        r.set_srtt(&p, 0.1);
+        r.set_srtt(&p, 0.1, false);
         assert_eq!(r.t_rttvar, var);
         assert_eq!(r.t_srtt, 16);
+    }
+
+    /// TCP/SPAND's RTT resolution: ns-2 keeps srtt in eighths of a tick; the whole-tick
+    /// reading drops those bits, the fractional one keeps them, and injecting at the
+    /// fractional resolution reads back the same value.
+    #[test]
+    fn srtt_readings_and_injection_resolution() {
+        // A tick exact in binary, so the fmod() of the sample rounding is exact too.
+        let p = params(0.0625, 0.0);
+        let mut r = RttEstimator::new(&p, 0.0);
+        // Samples of 2 and 3 ticks: t_srtt 16 (2 << 3), then 16 + (3 - 2) = 17 eighths.
+        r.update(&p, 1.125, 0.125);
+        r.update(&p, 2.1875, 0.1875);
+        assert_eq!(r.t_srtt, 17);
+        assert_eq!(r.srtt_s(&p), 0.125, "whole ticks: 17 >> 3 = 2 ticks");
+        assert_eq!(r.srtt_frac_s(&p), 17.0 / 8.0 * 0.0625, "2.125 ticks");
+        // Exact EWMA: 0.125, then 0.125 + (0.1875 - 0.125)/8.
+        assert_eq!(r.exact_srtt_s(), 0.1328125);
+
+        // Injection: 0.16 s = 2.56 ticks -> 20.48 eighths -> 20 (2.5 ticks); whole
+        // ticks: round(2.56) = 3.
+        let mut f = RttEstimator::new(&p, 0.0);
+        f.set_srtt(&p, 0.16, true);
+        assert_eq!(f.t_srtt, 20);
+        assert_eq!(f.t_rttvar, 5, "rtt/2 in quarter ticks: round(2.56 * 2)");
+        assert_eq!(f.srtt_frac_s(&p), 0.15625);
+        assert_eq!(f.exact_srtt_s(), 0.16);
+        // RTO from the injected values: ((5 << 3) + 20) >> 3 = 7 ticks.
+        assert_eq!(f.timeout(&p), 7.0 * 0.0625);
+        // A reading at the fractional resolution survives injection and re-reading.
+        let mut g = RttEstimator::new(&p, 0.0);
+        g.set_srtt(&p, r.srtt_frac_s(&p), true);
+        assert_eq!(g.t_srtt, r.t_srtt);
+        assert_eq!(g.srtt_frac_s(&p), r.srtt_frac_s(&p));
+        let mut w = RttEstimator::new(&p, 0.0);
+        w.set_srtt(&p, 0.16, false);
+        assert_eq!(w.t_srtt, 24, "whole ticks: 3 << 3");
+        assert_eq!(w.srtt_s(&p), 0.1875);
     }
 
     #[test]

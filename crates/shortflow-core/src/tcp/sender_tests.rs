@@ -393,3 +393,203 @@ fn ecn_reduction_goes_through_the_startup_verdict() {
     let AnyStartup::Scripted(s) = &r.block(0).startup else { unreachable!() };
     assert_eq!(s.losses, vec![(LossKind::Ecn, 9.0, 20, false)]);
 }
+
+// ---- TCP/SPAND W_c and RTT samples (paper §5.1; scenarios/spand/common.md) ----------
+
+const SPAND_DST: u32 = 0x0A00_0001;
+
+/// A TCP/SPAND connection (tick 10 ms, window 100, IW 2) with `extra` SpandConfig
+/// members, and a gateway holding the samples `(W_c, RTT)` reported at t = 0.
+fn spand_rig(extra: &str, samples: &[(f64, f64)]) -> Rig {
+    let cfg: SpandConfig = serde_json::from_str(&format!(r#"{{"gateway": "gw"{extra}}}"#)).unwrap();
+    let r_tcp = newreno(r#", "window": 100"#);
+    let mut r = Rig::one(&r_tcp, AnyStartup::Spand(Spand::new(&cfg, 0, 100)));
+    let mut gw = Gateway::new(SimTime::from_secs(300), 1, 24).unwrap();
+    for &(wc, rtt) in samples {
+        gw.report(SPAND_DST, ms(0), wc, rtt);
+    }
+    r.shared.paths.gateways.push(gw);
+    r
+}
+
+/// Ack every segment as it leaves, one ack each, 1 ms apart from `t` on, until
+/// `last` is acked; returns the time after the last ack.
+fn ack_each_until(r: &mut Rig, mut t: u64, last: i64) -> u64 {
+    let mut acked = -1;
+    while acked < last {
+        r.run_to(ms(t));
+        for s in r.sent_seqs() {
+            if s > acked {
+                acked = s;
+                r.ack(ms(t), 0, s);
+                t += 1;
+            }
+        }
+        t += 1;
+    }
+    t
+}
+
+/// (mean W_c, mean RTT, samples) of the gateway at `t`.
+fn gateway_state(r: &mut Rig, t: u64) -> Option<(f64, f64, u32)> {
+    r.shared.paths.gateways[0].query(SPAND_DST, ms(t)).map(|e| (e.wc, e.rtt_s, e.n_samples))
+}
+
+/// cwnd after `acks` congestion-avoidance acks from `c` (ns-2 windowOption 1).
+fn ca_growth(mut c: f64, acks: u32) -> f64 {
+    for _ in 0..acks {
+        c += 1.0 / c;
+    }
+    c
+}
+
+/// Paper §5.1: a loss-free transfer reports cwnd at its end, real-valued; the gateway
+/// mean is floored once, at the next start (A5). Started at cwnd_opt(30, 20) = 15 it
+/// ends at 16.88 and reports that, not the next plateau: the downward ratchet.
+#[test]
+fn spand_loss_free_transfer_reports_its_real_valued_end_cwnd() {
+    let mut r = spand_rig("", &[(20.0, 0.1)]);
+    r.transfer(ms(1000), 0, 30);
+    assert_eq!((r.cwnd(0), r.ssthresh(0)), (15.0, 15), "cwnd_opt(30, 20) = 15, in CA");
+    let t = ack_each_until(&mut r, 1200, 29);
+    let end = ca_growth(15.0, 30);
+    assert!((r.cwnd(0) - end).abs() < 1e-12 && end.fract() > 0.8, "{} vs {end}", r.cwnd(0));
+    let (wc, _, n) = gateway_state(&mut r, t).expect("two samples");
+    assert_eq!(n, 2);
+    assert!((wc - (20.0 + end) / 2.0).abs() < 1e-12, "mean of 20 and {end}: {wc}");
+    // The next start floors the mean 18.44 once: W_c 18, cwnd_opt(30, 18) = 15 again.
+    r.transfer(ms(t + 1000), 0, 30);
+    assert_eq!(r.cwnd(0), 15.0);
+}
+
+/// Ablation `floor_samples`: the same transfer reports floor(cwnd) = 16.
+#[test]
+fn spand_floored_samples_ablation() {
+    let mut r = spand_rig(r#", "floor_samples": true"#, &[(20.0, 0.1)]);
+    r.transfer(ms(1000), 0, 30);
+    let t = ack_each_until(&mut r, 1200, 29);
+    assert_eq!(gateway_state(&mut r, t).map(|s| (s.0, s.2)), Some((18.0, 2)), "mean of 20 and 16");
+}
+
+/// Ablation `no_decrease` (ours): a loss-free transfer reports at least the estimate
+/// it started from.
+#[test]
+fn spand_no_decrease_ablation_keeps_the_estimate() {
+    let mut r = spand_rig(r#", "no_decrease": true"#, &[(20.0, 0.1)]);
+    r.transfer(ms(1000), 0, 30);
+    let t = ack_each_until(&mut r, 1200, 29);
+    assert_eq!(gateway_state(&mut r, t).map(|s| (s.0, s.2)), Some((20.0, 2)));
+}
+
+/// The gateway mean is the one floor: samples 15.6 and 16.9 average 16.25 -> W_c 16 ->
+/// cwnd_opt(30, 16) = 15, where floored samples (15, 16 -> 15.5 -> 15) would give
+/// cwnd_opt(30, 15) = 9.
+#[test]
+fn spand_floors_the_gateway_mean_once() {
+    let mut r = spand_rig("", &[(15.6, 0.1), (16.9, 0.1)]);
+    r.transfer(ms(1000), 0, 30);
+    assert_eq!(r.cwnd(0), 15.0);
+    let mut r = spand_rig("", &[(15.0, 0.1), (16.0, 0.1)]);
+    r.transfer(ms(1000), 0, 30);
+    assert_eq!(r.cwnd(0), 9.0);
+}
+
+/// A fast retransmit entered in congestion avoidance reports cwnd − 1, real-valued,
+/// before the cut; the transfer then had a loss and reports nothing at its end.
+#[test]
+fn spand_ca_loss_reports_cwnd_minus_one_and_no_end_sample() {
+    for end_sample in ["loss_free", "no_ca_sample"] {
+        let mut r = spand_rig(&format!(r#", "end_sample": "{end_sample}""#), &[(10.0, 0.08)]);
+        r.transfer(ms(1000), 0, 20);
+        assert_eq!(r.cwnd(0), 6.0, "cwnd_opt(20, 10) = 6");
+        r.run_to(ms(1100));
+        assert_eq!(r.sent_seqs(), (0..6).collect::<Vec<_>>());
+        r.ack(ms(1100), 0, 0);
+        r.ack(ms(1101), 0, 1);
+        let before = ca_growth(6.0, 2);
+        assert!((r.cwnd(0) - before).abs() < 1e-12);
+        for k in 0..3 {
+            r.ack(ms(1102 + k), 0, 1);
+        }
+        assert_eq!(r.conn(0).nfastrexmit, 1);
+        let (wc, _, n) = gateway_state(&mut r, 1105).expect("samples");
+        assert_eq!(n, 2, "{end_sample}");
+        assert!((wc - (10.0 + before - 1.0) / 2.0).abs() < 1e-12, "{end_sample}: sample {} expected {}", 2.0 * wc - 10.0, before - 1.0);
+        let t = ack_each_until(&mut r, 1200, 19);
+        assert_eq!(gateway_state(&mut r, t).map(|s| s.2), Some(2), "{end_sample}: no end-of-transfer sample");
+    }
+}
+
+/// Losses in slow start and timeouts give no sample (paper §5.1 defines only the
+/// CA-loss and loss-free cases); spec A10's end sample after them is an ablation.
+#[test]
+fn spand_slow_start_or_timeout_losses_give_no_sample_by_default() {
+    for (end_sample, timeout) in [("loss_free", false), ("loss_free", true), ("no_ca_sample", false), ("no_ca_sample", true)] {
+        let mut r = spand_rig(&format!(r#", "end_sample": "{end_sample}""#), &[]);
+        r.transfer(ms(1000), 0, 12);
+        assert_eq!(r.sent_seqs(), vec![0, 1], "no history: slow start from IW 2");
+        let mut t = 1100;
+        if timeout {
+            // Nothing acked: the 3 s initial RTO fires (a timeout in slow start).
+            r.run_to(ms(4000));
+            assert_eq!(r.conn(0).nrexmit, 1);
+            t = 4100;
+        } else {
+            r.ack(ms(1100), 0, 0);
+            r.ack(ms(1101), 0, 1);
+            r.sent();
+            assert!(r.cwnd(0) < r.ssthresh(0) as f64, "still in slow start");
+            for k in 0..3 {
+                r.ack(ms(1102 + k), 0, 1);
+            }
+            assert_eq!(r.conn(0).nfastrexmit, 1);
+        }
+        let t = ack_each_until(&mut r, t, 11);
+        let got = gateway_state(&mut r, t);
+        if end_sample == "loss_free" {
+            assert_eq!(got, None, "timeout {timeout}: no sample");
+        } else {
+            let (wc, _, n) = got.expect("A10 end sample");
+            assert_eq!((wc, n), (r.cwnd(0), 1), "timeout {timeout}: A10 reports the end cwnd");
+        }
+    }
+}
+
+/// The RTT sent with a sample is srtt with ns-2's fractional bits (`t_srtt_ / 8 ×
+/// tick`), and the gateway RTT is injected at that resolution; `rtt_report = "ticks"`
+/// drops the bits on both sides.
+#[test]
+fn spand_rtt_is_reported_and_injected_at_one_resolution() {
+    for (mode, t_srtt) in [("fractional", 70), ("ticks", 72), ("exact", 70)] {
+        // 87.5 ms at a 10 ms tick: 8.75 ticks = 70 eighths; whole ticks: 9.
+        let mut r = spand_rig(&format!(r#", "rtt_report": "{mode}""#), &[(8.0, 0.0875)]);
+        r.transfer(ms(1000), 0, 8);
+        assert_eq!(r.block(0).rtt.t_srtt, t_srtt, "{mode}: injected");
+        // Segment 0 (timed) acked after 85 ms: a 9-tick sample moves t_srtt by one eighth.
+        let t = ack_each_until(&mut r, 1085, 7);
+        let rtt = r.block(0).rtt.clone();
+        let p = r.conn(0).params().rtt.clone();
+        let p = &p;
+        let want = match mode {
+            "fractional" => rtt.srtt_frac_s(p),
+            "ticks" => rtt.srtt_s(p),
+            _ => rtt.exact_srtt_s(),
+        };
+        let (_, mean_rtt, n) = gateway_state(&mut r, t).expect("two samples");
+        assert_eq!(n, 2);
+        assert!((mean_rtt - (0.0875 + want) / 2.0).abs() < 1e-15, "{mode}: reported {} want {want}", 2.0 * mean_rtt - 0.0875);
+        if mode == "fractional" {
+            assert!(rtt.t_srtt % 8 != 0 && want != rtt.srtt_s(p), "the fractional bits are kept: t_srtt {}", rtt.t_srtt);
+        }
+    }
+}
+
+/// Ablation `bucket_starts_full = false`: the first paced segment waits one interval.
+#[test]
+fn spand_empty_bucket_ablation() {
+    let mut r = spand_rig(r#", "bucket_starts_full": false"#, &[(8.0, 0.08)]);
+    r.transfer(ms(1000), 0, 8);
+    r.run_to(ms(1100));
+    let t: Vec<u64> = r.sent().iter().map(|s: &Sent| s.t_us / 1000).collect();
+    assert_eq!(t, vec![1010, 1020, 1030, 1040, 1050, 1060, 1070, 1080]);
+}

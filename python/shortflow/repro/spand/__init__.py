@@ -9,6 +9,8 @@ every claim of spec §4.3/§6.6.
 ``mode``: ``full`` (the scenario files as they are), ``quick`` (8 rounds, seeds 1-3, N in
 {1, 6, 20}, F in {10, 30, 100} KB, N_total in {2, 6, 20}) or ``demo`` (Fig. 10 only, quick
 settings). Sweeps are cached under ``out/runs/figNN/``: an interrupted run resumes.
+``ablations=True`` also runs the labelled ablations of Figs. 10 and 12 (``ablations.py``;
+not paper behaviour) into ``ablations.csv``/``ablations.png`` and the report.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from typing import Any, Callable, Optional
 
 import polars as pl
 
+from .ablations import (AblationResult, ablation_frame, gateway_trace, plot_ablations, plot_gateway_trace,
+                        run_ablations)
 from .aggregate import friendliness_summary, scheme_summary
 from .claims import Claim, evaluate_all, fig5_claims
 from .figures import FIGURES, MODES, FigSpec, Settings, diagnose, find_scenario_dir, run_figure
@@ -73,6 +77,7 @@ class ClaimsReport:
     wall_s: float
     version: str
     generated: str
+    ablations: list[AblationResult] = field(default_factory=list)
 
     @property
     def passed(self) -> list[Claim]:
@@ -94,7 +99,7 @@ class ClaimsReport:
                                     "measured": pl.String})
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "mode": self.mode,
             "settings": self.settings,
             "jobs": self.jobs,
@@ -116,11 +121,18 @@ class ClaimsReport:
                                         "diagnostics": fr.diagnostics}
                         for n, fr in sorted(self.figures.items())},
         }
+        if self.ablations:
+            out["ablations"] = [{"figure": a.figure, "id": a.ablation.id, "label": a.ablation.label,
+                                 "source": a.ablation.source, "startup": a.ablation.startup, "env": a.ablation.env,
+                                 "paper_behaviour": a.ablation.id == "paper", "runs": a.runs,
+                                 "computed": a.computed, "claims": a.claims}
+                                for a in self.ablations]
+        return out
 
 
 def run(out: str | Path, mode: str = "full", jobs: int = 2, *, settings: Optional[Settings] = None,
         scenario_dir: Optional[str | Path] = None, progress: bool = False, diagnostics: bool = True,
-        log: Optional[Callable[[str], None]] = None) -> ClaimsReport:
+        ablations: bool = False, log: Optional[Callable[[str], None]] = None) -> ClaimsReport:
     """Run the reproduction into ``out`` and return its claims. ``settings`` replaces the
     mode's preset (e.g. ``MODES["demo"].with_(rounds=2, seeds=[1], n_grid=[1, 2])``)."""
     from ...version import __version__
@@ -145,12 +157,14 @@ def run(out: str | Path, mode: str = "full", jobs: int = 2, *, settings: Optiona
     tables: dict[int, pl.DataFrame] = {}
     diags: dict[int, list[dict[str, Any]]] = {}
     figures: dict[int, FigureResult] = {}
+    runs: dict[int, Any] = {}
     note = "" if mode == "full" else f"{mode} mode"
     for no in st.figures:
         spec = FIGURES[no]
         say(f"Fig. {no}: {spec.caption}")
         run_dir = out / "runs" / spec.key
         fr = run_figure(spec, st, sdir, run_dir, jobs=jobs, progress=progress)
+        runs[no] = fr
         if spec.kind == "schemes":
             table = scheme_summary(fr.rows)
             png = plot_schemes(no, spec.caption, spec.x_label, table, out / f"{spec.key}.png", note)
@@ -166,8 +180,21 @@ def run(out: str | Path, mode: str = "full", jobs: int = 2, *, settings: Optiona
 
     more, skipped = evaluate_all(tables, diags if diagnostics else None)
     claims += more
+    abl: list[AblationResult] = []
+    if ablations:
+        say("Ablations (not paper behaviour) of Figs. 10 and 12")
+        abl = run_ablations(runs, st, sdir, out, jobs=jobs, progress=progress)
+        if abl:
+            frame = ablation_frame(abl)
+            frame.write_csv(out / "ablations.csv")
+            plot_ablations(frame, out / "ablations.png", note)
+        if 10 in st.figures:
+            trace = gateway_trace(st, sdir)
+            trace.write_csv(out / "gateway_trace.csv")
+            plot_gateway_trace(trace, out / "gateway_trace.png", note)
+        say(f"Ablations: {sum(a.runs for a in abl)} runs ({sum(a.computed for a in abl)} computed)")
     report = ClaimsReport(mode, out, st.to_dict(), jobs, claims, skipped, figures, f5, 0.0, __version__,
-                          datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+                          datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), abl)
     report.wall_s = time.perf_counter() - t0
     write_claims_json(report, out / "claims.json")
     write_claims_markdown(report, out / "claims.md")

@@ -6,11 +6,18 @@
 //! at `cwnd_opt(F, W_c, b)` (ssthresh = cwnd_opt, A8), sets srtt to the gateway RTT
 //! (A7) and paces the first `min(cwnd_opt, F)` segments with a token bucket of depth 4
 //! at `cwnd_opt / rtt` (A6, A7); without history it slow-starts from windowInit.
-//! It reports W_c samples: `floor(cwnd) - 1` at each fast retransmit entered in CA,
-//! and `floor(cwnd)` at the end of a transfer that had no such sample (A10).
+//!
+//! W_c samples, as the paper reads (§5.1, quoted in `scenarios/spand/common.md`):
+//! `cwnd − 1` at each fast retransmit entered in congestion avoidance, and `cwnd` at
+//! the end of a transfer that had no loss at all, both real-valued (ns-2's `cwnd_` is a
+//! double); the one floor is the gateway mean's (A5, in `on_transfer_start`). The RTT
+//! sent with each sample is ns-2's srtt with its fractional bits, `t_srtt_ / 8 × tick`,
+//! and the gateway RTT is injected at that resolution. The spec's readings (floored
+//! samples, A10's end sample after slow-start-only or timeout-only losses, whole-tick
+//! RTT) and a few more are ablation knobs (`SpandConfig`, docs/defaults.md).
 
 use super::{StartCtx, StartPlan, StartupPolicy};
-use crate::config::{InfeasiblePolicy, SpandConfig};
+use crate::config::{EndSample, InfeasiblePolicy, RttReport, SpandConfig};
 use crate::error::{positive, ConfigError};
 use crate::tcp::events::{LossEvent, LossKind, LossVerdict};
 use crate::tcp::pacing::Pacer;
@@ -27,8 +34,17 @@ pub struct Spand {
     pub report: bool,
     /// Cap on the chosen window (packets).
     pub max_window: u32,
+    pub rtt_report: RttReport,
+    pub floor_samples: bool,
+    pub end_sample: EndSample,
+    pub bucket_starts_full: bool,
+    pub no_decrease: bool,
     /// A CA-loss sample was reported during the current transfer.
     ca_sample_this_transfer: bool,
+    /// A loss event (fast retransmit or timeout) happened during the current transfer.
+    loss_this_transfer: bool,
+    /// The gateway's mean W_c this transfer started from (None: slow start).
+    start_estimate: Option<f64>,
     /// cwnd at the end of the previous transfer (for the reuse ablation).
     prev_cwnd: Option<f64>,
 }
@@ -62,17 +78,43 @@ impl Spand {
             infeasible: cfg.infeasible_policy,
             report: cfg.report,
             max_window: if cfg.max_window == 0 { tcp_window } else { cfg.max_window },
+            rtt_report: cfg.rtt_report,
+            floor_samples: cfg.floor_samples,
+            end_sample: cfg.end_sample,
+            bucket_starts_full: cfg.bucket_starts_full,
+            no_decrease: cfg.no_decrease,
             ca_sample_this_transfer: false,
+            loss_this_transfer: false,
+            start_estimate: None,
             prev_cwnd: None,
         }
     }
 
+    /// A W_c sample from a window: real-valued (paper), or floored (ablation).
+    fn sample(&self, cwnd: f64) -> f64 {
+        if self.floor_samples {
+            cwnd.floor()
+        } else {
+            cwnd
+        }
+    }
+
+    /// The RTT reported with a sample (s), at the resolution `rtt_report` asks for.
+    fn reported_rtt(&self, cx: &StartCtx) -> f64 {
+        match self.rtt_report {
+            RttReport::Fractional => cx.rtt.srtt_frac_s(cx.rttp),
+            RttReport::Ticks => cx.rtt.srtt_s(cx.rttp),
+            RttReport::Exact => cx.rtt.exact_srtt_s(),
+        }
+    }
 }
 
 impl StartupPolicy for Spand {
     fn on_transfer_start(&mut self, cx: &mut StartCtx) -> StartPlan {
         self.ca_sample_this_transfer = false;
+        self.loss_this_transfer = false;
         let est = cx.path.gateway(self.gateway).query(cx.dst_addr, cx.now);
+        self.start_estimate = est.map(|e| e.wc);
         let tr = &mut *cx.trace;
         tr.flow.push(cx.flow_name.to_string());
         tr.time_s.push(cx.now.as_secs_f64());
@@ -86,7 +128,7 @@ impl StartupPolicy for Spand {
             tr.fallback_slow_start.push(true);
             return StartPlan::default();
         };
-        // A5: floor of the mean, at least 1.
+        // A5: floor of the mean, at least 1 (the only floor: samples are real-valued).
         let wc = (est.wc.floor() as i64).max(1) as u32;
         let f = cx.transfer_pkts.max(1) as u64;
         let c = if self.reuse_previous_cwnd {
@@ -98,7 +140,8 @@ impl StartupPolicy for Spand {
         cx.tcb.cwnd = c as f64;
         cx.tcb.ssthresh = c as i32; // A8: ssthresh = cwnd_opt, CA from the first packet
         if est.rtt_s > 0.0 {
-            cx.rtt.set_srtt(cx.rttp, est.rtt_s); // A7
+            // A7, at the resolution the RTT is reported with.
+            cx.rtt.set_srtt(cx.rttp, est.rtt_s, self.rtt_report != RttReport::Ticks);
         }
         tr.wc_estimate.push(est.wc);
         tr.rtt_estimate_s.push(est.rtt_s);
@@ -109,32 +152,46 @@ impl StartupPolicy for Spand {
             return StartPlan::default();
         }
         let count = (c as i64).min(cx.transfer_pkts.max(1));
-        StartPlan {
-            pacer: Some(Pacer::new(cx.now, cx.t_seqno, count, c as f64 / est.rtt_s, self.bucket_depth)),
-            ..StartPlan::default()
+        let mut pacer = Pacer::new(cx.now, cx.t_seqno, count, c as f64 / est.rtt_s, self.bucket_depth);
+        if !self.bucket_starts_full {
+            pacer = pacer.starting_empty(cx.now);
         }
+        StartPlan { pacer: Some(pacer), ..StartPlan::default() }
     }
 
-    /// §2.6 reporting hook: a fast retransmit entered while in CA reports
-    /// `floor(cwnd) - 1` (before the cut); the window is then cut as usual.
+    /// §2.6 reporting hook: a fast retransmit entered while in CA reports `cwnd − 1`
+    /// (before the cut; paper §5.1); the window is then cut as usual. Every loss event
+    /// marks the transfer as not loss-free.
     fn on_loss(&mut self, cx: &mut StartCtx, loss: &LossEvent) -> LossVerdict {
+        self.loss_this_transfer = true;
         if loss.kind != LossKind::DupAckThreshold || !self.report || cx.tcb.in_slow_start() {
             return LossVerdict::Cut;
         }
-        let wc = cx.tcb.cwnd.floor() - 1.0;
-        let srtt = cx.rtt.srtt_s(cx.rttp);
-        cx.path.gateway(self.gateway).report(cx.dst_addr, cx.now, wc, srtt);
+        let wc = self.sample(cx.tcb.cwnd) - 1.0;
+        let rtt = self.reported_rtt(cx);
+        cx.path.gateway(self.gateway).report(cx.dst_addr, cx.now, wc, rtt);
         self.ca_sample_this_transfer = true;
         LossVerdict::Cut
     }
 
-    /// §2.3: a transfer without a CA-loss sample reports cwnd at its end.
+    /// Paper §5.1: a transfer that completes without any loss reports cwnd at its end
+    /// (`end_sample = "no_ca_sample"`: every transfer without a CA-loss sample, A10).
     fn on_transfer_done(&mut self, cx: &mut StartCtx) {
         self.prev_cwnd = Some(cx.tcb.cwnd);
-        if !self.report || self.ca_sample_this_transfer {
+        let eligible = match self.end_sample {
+            EndSample::LossFree => !self.loss_this_transfer,
+            EndSample::NoCaSample => !self.ca_sample_this_transfer,
+        };
+        if !self.report || !eligible {
             return;
         }
-        let srtt = cx.rtt.srtt_s(cx.rttp);
-        cx.path.gateway(self.gateway).report(cx.dst_addr, cx.now, cx.tcb.cwnd.floor(), srtt);
+        let mut wc = self.sample(cx.tcb.cwnd);
+        if self.no_decrease && !self.loss_this_transfer {
+            if let Some(e) = self.start_estimate {
+                wc = wc.max(e);
+            }
+        }
+        let rtt = self.reported_rtt(cx);
+        cx.path.gateway(self.gateway).report(cx.dst_addr, cx.now, wc, rtt);
     }
 }

@@ -148,6 +148,10 @@ def _link(src: str, dst: str, spec: LinkSpec, duplex: bool = True) -> dict[str, 
         link["queue"] = _queue(spec.queue)
     if spec.reverse_queue is not None:
         link["reverse_queue"] = _queue(spec.reverse_queue)
+    if spec.reverse_rate is not None:
+        link["reverse_rate_bps"] = spec.reverse_rate
+    if spec.reverse_delay is not None:
+        link["reverse_delay_s"] = spec.reverse_delay
     return link
 
 
@@ -200,6 +204,12 @@ class _Builder:
                         self.fail(f"topology.links[{i}].{end}", "unknown node; declare it in topology.nodes", v, t.nodes)
                 if ln.src == ln.dst:
                     self.fail(f"topology.links[{i}]", "a link needs two different nodes", f"{ln.src}->{ln.dst}")
+                if not ln.duplex:
+                    for name in ("reverse_rate", "reverse_delay", "reverse_queue"):
+                        if getattr(ln, name) is not None:
+                            self.fail(f"topology.links[{i}].{name}",
+                                      "only a duplex link has a reverse direction (this link has duplex = false)",
+                                      getattr(ln, name))
                 self.links.append(_link(ln.src, ln.dst, ln, ln.duplex))
 
     def _access(self) -> tuple[LinkSpec, LinkSpec]:
@@ -472,9 +482,10 @@ class _Builder:
                 self.fail(where, f"this node already has an element (elements[{at[e.node]}]); at most one per node",
                           e.node)
             at.setdefault(e.node, i)
-            d: dict[str, Any] = {"kind": e.kind, "node": e.node, "interval_s": e.interval}
-            if e.packets is not None:
-                d["packets"] = e.packets
+            d = e.model_dump(exclude_none=True)
+            for short in ("interval", "ack_spacing"):
+                if short in d:
+                    d[f"{short}_s"] = d.pop(short)
             out.append(d)
         return out
 

@@ -167,3 +167,47 @@ def _cdf_plot(plt: Any, df: pl.DataFrame, line_axes: list[str], metric: str, tit
         ax.legend(fontsize="small")
     return save(fig, path)
 
+
+
+# --- trace views (thesis Figs. 9.2, 9.5, 9.6 style) -----------------------------------
+
+
+def trace_frames(res: Any, flow: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """For flow ``flow`` of a run (``RunResults`` with ``trace.acks`` and/or
+    ``trace.packets`` on): (segments sent: time_s, seqno -- from the packet trace's
+    enqueue events of data packets on the flow's first traced link; acks arriving at the
+    sender: time_s, ackno -- from the ack trace). Empty frames where a trace was off."""
+    names = res.flow_names()
+    if flow not in names:
+        raise ScenarioError(None, [Problem("flow", f"no flow named {flow!r}{suggest(flow, names)}", flow)])
+    ix = names.index(flow)
+    acks = res.acks.filter(pl.col("flow") == ix).select((pl.col("time_ns") / 1e9).alias("time_s"), "ackno")
+    pk = res.packets.filter((pl.col("flow") == ix) & (pl.col("kind") == 0) & (pl.col("event") == ord("+")))
+    if pk.height:
+        first_link = pk["link"][0]
+        pk = pk.filter(pl.col("link") == first_link)
+    segs = pk.select((pl.col("time_ns") / 1e9).alias("time_s"), "seqno")
+    return segs, acks
+
+
+def trace_plot(res: Any, flow: str, out: str | Path, *, title: Optional[str] = None,
+               t_range: Optional[tuple[float, float]] = None) -> Path:
+    """Sequence number of the segments sent and of the acks arriving at the sender over
+    time, for one flow of one run (as in thesis Figs. 9.2, 9.5 and 9.6)."""
+    plt = pyplot()
+    segs, acks = trace_frames(res, flow)
+    if t_range is not None:
+        lo, hi = t_range
+        segs = segs.filter(pl.col("time_s").is_between(lo, hi))
+        acks = acks.filter(pl.col("time_s").is_between(lo, hi))
+    fig, ax = plt.subplots(figsize=(7, 4))
+    if segs.height:
+        ax.plot(segs["time_s"], segs["seqno"], ".", ms=2, label="segment sent")
+    if acks.height:
+        ax.plot(acks["time_s"], acks["ackno"], "x", ms=3, label="ack arrival at the sender")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("sequence number (packets)")
+    ax.set_title(title or f"flow {flow}")
+    if segs.height or acks.height:
+        ax.legend(loc="upper left")
+    return save(fig, out)

@@ -317,12 +317,18 @@ Queue = Annotated[
 
 
 class LinkSpec(Model):
-    """A duplex link's parameters (both directions alike unless ``reverse_queue``)."""
+    """A duplex link's parameters (both directions alike unless ``reverse_rate``,
+    ``reverse_delay`` or ``reverse_queue`` give the reverse direction its own: an
+    asymmetric access link, thesis ch. 9)."""
 
     rate: Rate
     delay: Time
     queue: Optional[Queue] = None
     reverse_queue: Optional[Queue] = None
+    #: Rate of the reverse direction (default: ``rate``).
+    reverse_rate: Optional[Rate] = None
+    #: Propagation delay of the reverse direction (default: ``delay``).
+    reverse_delay: Optional[Time] = None
 
 
 class Dumbbell(Model):
@@ -390,6 +396,29 @@ TCP_RENAMES = {
 }
 
 
+class Ns2Cc(KindModel):
+    """ns-2.35's window rule (``opencwnd`` / ``slowdown``)."""
+
+    kind: Literal["ns2"]
+
+
+class SenderAdaptationCc(KindModel):
+    """Thesis ch. 9 sender adaptation (ns-2.35 ``Agent/TCP/Newreno/Asym``): the window
+    grows per segment acknowledged, bursts of ``tcp.maxburst`` segments are paced
+    ``maxburst x srtt / window`` apart; data carries the tcp-asym header an ACC sink reads."""
+
+    kind: Literal["sender_adaptation"]
+    #: ``g_``: gain of the fine-grained smoothed RTT (default 0.125).
+    gain: Optional[Annotated[float, Field(gt=0, le=1)]] = None
+
+
+#: The congestion-control rule (``tcp.cc``).
+Cc = Annotated[
+    Union[Annotated[Ns2Cc, Tag("ns2")], Annotated[SenderAdaptationCc, Tag("sender_adaptation")]],
+    _tagged(None, {"sa": "sender_adaptation"}),
+]
+
+
 class TcpOptions(Model):
     """ns-2 ``Agent/TCP`` knobs (ns-2 names without the trailing underscore). Anything
     omitted keeps the ns-2.35 default documented in ``config.rs``."""
@@ -427,6 +456,9 @@ class TcpOptions(Model):
     #: ns-2 ``ecn_``: data sent ECN-capable, the window halved (at most once per window)
     #: on an ECN echo.
     ecn: Optional[bool] = None
+    #: Congestion-control rule: "ns2" (default) or { kind = "sender_adaptation" } (needs
+    #: ``maxburst`` >= 1; thesis 4).
+    cc: Optional[Cc] = None
 
     def to_core(self) -> dict[str, Any]:
         return {TCP_RENAMES.get(k, k): v for k, v in self.model_dump(exclude_none=True).items()}
@@ -456,12 +488,36 @@ class EveryDAcks(KindModel):
     interval: Optional[PosTime] = None
 
 
+class AccAcks(KindModel):
+    """Ack congestion control (thesis ch. 9 ACC, ns-2.35 ``TCPSink/Asym``): the delayed-ack
+    factor d doubles on an echoed ECN mark (at most once per RTT, up to ``d_max``) and
+    falls by 1 per mark-free RTT (down to 1). Use with ``ect_acks = true`` and senders with
+    ``tcp.cc = "sender_adaptation"``."""
+
+    kind: Literal["acc"]
+    #: Initial d (default 2, the thesis; ns-2.35 starts at 1).
+    d_init: Optional[PosInt] = None
+    #: Upper bound on d (default 25, the author's asym.tcl; ns-2.35's default is 5).
+    d_max: Optional[PosInt] = None
+    #: Delayed-ack timer (default "100ms").
+    interval: Optional[PosTime] = None
+
+    @model_validator(mode="after")
+    def _bounds(self) -> "AccAcks":
+        lo, hi = self.d_init or 2, self.d_max or 25
+        if lo > hi:
+            raise PydanticCustomError("conflict", f"d_init = {lo} is above d_max = {hi}",
+                                      {"value": lo})
+        return self
+
+
 #: The sink's ack rule (``ack_policy``); a string is shorthand for ``{ kind = "..." }``.
 AckPolicy = Annotated[
     Union[
         Annotated[EveryPacketAcks, Tag("every_packet")],
         Annotated[DelayedAcks, Tag("delayed")],
         Annotated[EveryDAcks, Tag("every_d")],
+        Annotated[AccAcks, Tag("acc")],
     ],
     _tagged(None),
 ]
@@ -705,8 +761,30 @@ class PacerElement(Model):
     packets: Optional[Literal["all", "acks", "data"]] = None
 
 
+class AckReconsElement(Model):
+    """Ack reconstruction (thesis ch. 9 AR, ns-2.35 ack-recons.cc) at the far end of a slow
+    ack link: a real ack far ahead of the last one forwarded is regenerated as evenly
+    spaced acks every ``delack`` segments."""
+
+    kind: Literal["ack_reconstruction"]
+    node: str
+    #: A real ack at most this many segments ahead passes unchanged (default 2).
+    delta_ack_thresh: Optional[NonNegInt] = None
+    #: One regenerated ack per this many segments (default 2).
+    delack: Optional[PosInt] = None
+    #: Spacing without ``adaptive``; the initial inter-arrival estimate with it (default "10ms").
+    ack_spacing: Optional[PosTime] = None
+    #: Spread regenerated acks over the measured real-ack inter-arrival (default true).
+    adaptive: Optional[bool] = None
+    #: EWMA gain of that estimate (default 0.25).
+    alpha: Optional[Annotated[float, Field(gt=0, le=1)]] = None
+
+
 #: A node element (``[[elements]]``); at most one per node.
-Element = Annotated[Union[Annotated[PacerElement, Tag("pacer")]], _tagged(None)]
+Element = Annotated[
+    Union[Annotated[PacerElement, Tag("pacer")], Annotated[AckReconsElement, Tag("ack_reconstruction")]],
+    _tagged(None),
+]
 
 
 class TraceOptions(Model):
@@ -787,5 +865,5 @@ class ScenarioModel(Model):
 errors.register_tags(
     ["droptail", "red", "drop_priority", "dumbbell", "chain", "explicit", "ns2", "idle_restart", "no_restart", "spand",
      "rounds", "ftp", "telnet", "onoff", "cbr", "list[int]", "literal['each']", "int", "ack_filter", "acks_first",
-     "every_packet", "delayed", "every_d", "pacer"]
+     "every_packet", "delayed", "every_d", "pacer", "acc", "ack_reconstruction", "sender_adaptation"]
 )

@@ -39,6 +39,8 @@ kind = "explicit"
 nodes = ["a", "b", "c"]
 links = [{ src = "a", dst = "b", rate = "1Mb", delay = "1ms" },
          { src = "b", dst = "c", rate = "1Mb", delay = "1ms", duplex = false }]
+[sink]
+ack_policy = { kind = "acc", d_init = 2, d_max = 25, interval = "100ms" }
 [[flows]]
 name = "f"
 src = "a"
@@ -96,6 +98,9 @@ def test_every_schema_field_is_in_the_maximal_scenario() -> None:
         schema.AckFilterStage: raw["topology"]["bottleneck"]["queue"]["stages"][0],
         schema.EveryDAcks: raw["sink"]["ack_policy"],
         schema.PacerElement: raw["elements"][0],
+        schema.AckReconsElement: raw["elements"][1],
+        schema.SenderAdaptationCc: raw["tcp"]["cc"],
+        schema.AccAcks: Scenario.from_toml(EXPLICIT).raw["sink"]["ack_policy"],
         schema.PathsOptions: raw["paths"],
         schema.SpandStartup: raw["flows"][0]["startup"],
         schema.GatewayOptions: raw["gateways"]["gw"],

@@ -81,6 +81,45 @@ pub enum ElementConfig {
         #[serde(default)]
         packets: PacketSelect,
     },
+    /// Ack reconstruction (thesis ch. 9 AR; ns-2.35 ack-recons.cc) at the far end of a
+    /// constrained ack link: when a real ack jumps more than `delta_ack_thresh`
+    /// segments past the last ack forwarded, the gap is filled with acks every
+    /// `delack` segments, evenly spaced, and the real ack is regenerated last.
+    AckReconstruction(AckReconsConfig),
+}
+
+/// Ack reconstruction parameters (ns-2.35 `Agent/AckReconsClass`, `tcl/ex/asym/asym.tcl`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AckReconsConfig {
+    pub node: String,
+    /// `deltaAckThresh_`: a real ack advancing at most this many segments past the
+    /// last forwarded ack passes unchanged. asym.tcl: 2.
+    #[serde(default = "d_two")]
+    pub delta_ack_thresh: u32,
+    /// `delack_`: one regenerated ack per this many segments. asym.tcl: 2.
+    #[serde(default = "d_two")]
+    pub delack: u32,
+    /// `ackSpacing_` (s): spacing of regenerated acks when `adaptive` is false, and
+    /// the initial ack inter-arrival estimate when it is true. asym.tcl: 0.010.
+    #[serde(default = "d_ack_spacing")]
+    pub ack_spacing_s: f64,
+    /// `adaptive_`: spread the regenerated acks of one real ack evenly over the
+    /// measured inter-arrival time of real acks (EWMA with gain `alpha`). asym.tcl: 1.
+    #[serde(default = "d_true")]
+    pub adaptive: bool,
+    /// `alpha_`: EWMA gain of the inter-arrival estimate. asym.tcl: 0.25.
+    #[serde(default = "d_ar_alpha")]
+    pub alpha: f64,
+}
+fn d_two() -> u32 {
+    2
+}
+fn d_ack_spacing() -> f64 {
+    0.010
+}
+fn d_ar_alpha() -> f64 {
+    0.25
 }
 
 impl ElementConfig {
@@ -88,6 +127,7 @@ impl ElementConfig {
     pub fn node(&self) -> &str {
         match self {
             ElementConfig::Pacer { node, .. } => node,
+            ElementConfig::AckReconstruction(c) => &c.node,
         }
     }
 }
@@ -103,7 +143,8 @@ pub enum PacketSelect {
 }
 
 /// A link between two nodes. `duplex` creates the reverse link with the same settings,
-/// as ns-2's `duplex-link`.
+/// as ns-2's `duplex-link`, unless `reverse_rate_bps` / `reverse_delay_s` /
+/// `reverse_queue` give the reverse direction its own (an asymmetric access link).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkConfig {
@@ -118,6 +159,12 @@ pub struct LinkConfig {
     /// Queue of the reverse direction when `duplex`; defaults to a copy of `queue`.
     #[serde(default)]
     pub reverse_queue: Option<QueueConfig>,
+    /// Rate of the reverse direction when `duplex`; defaults to `rate_bps`.
+    #[serde(default)]
+    pub reverse_rate_bps: Option<f64>,
+    /// Propagation delay of the reverse direction when `duplex`; defaults to `delay_s`.
+    #[serde(default)]
+    pub reverse_delay_s: Option<f64>,
 }
 
 /// Queue discipline at the head of a link.
@@ -469,6 +516,32 @@ pub struct TcpConfig {
     /// set it to the value ns-2 drew.
     #[serde(default)]
     pub boot_time_s: Option<f64>,
+    /// The congestion-control rule (`tcp::cc`): ns-2.35's standard rule, or the
+    /// thesis's sender adaptation (ch. 9 SA).
+    #[serde(default)]
+    pub cc: CcConfig,
+}
+
+/// The congestion-control rule of a flow's senders.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum CcConfig {
+    /// ns-2.35 `opencwnd()` / `slowdown()`.
+    #[default]
+    Ns2,
+    /// Sender adaptation (thesis ch. 9 SA; ns-2.35 `Agent/TCP/Newreno/Asym`): the
+    /// window grows once per segment acknowledged (not per ack), bursts are limited
+    /// to `tcp.maxburst` segments and the next burst leaves
+    /// `maxburst x srtt_exact / window` later. Data carries ns-2's tcp-asym header
+    /// (what the sender may still send, the echo of CE-marked acks) for an ACC sink.
+    SenderAdaptation {
+        /// `g_`: gain of the fine-grained smoothed RTT. ns-2.35 / thesis: 0.125.
+        #[serde(default = "d_sa_gain")]
+        gain: f64,
+    },
+}
+fn d_sa_gain() -> f64 {
+    0.125
 }
 fn d_window() -> u32 {
     20
@@ -579,6 +652,26 @@ pub enum AckPolicyConfig {
         #[serde(default = "d_delack_interval")]
         interval_s: f64,
     },
+    /// Ack congestion control (thesis ch. 9 ACC; ns-2.35 `Agent/TCPSink/Asym`): the
+    /// delayed-ack factor d doubles (up to `d_max`) on a data segment carrying the
+    /// sender's echo of a CE-marked ack, at most once per round trip, and drops by 1
+    /// per round trip without one (down to 1); never more than half of what the
+    /// sender may still send is held. Use with `ect_acks = true` and senders with
+    /// `tcp.cc.kind = "sender_adaptation"`.
+    Acc {
+        /// Initial d. Thesis: 2 (ns-2.35 starts at 1).
+        #[serde(default = "d_two")]
+        d_init: u32,
+        /// Upper bound on d (ns-2 `maxdelack_`). asym.tcl: 25 (ns-2.35 default 5).
+        #[serde(default = "d_acc_dmax")]
+        d_max: u32,
+        /// Delayed-ack timer (s). ns-2.35: 0.1.
+        #[serde(default = "d_delack_interval")]
+        interval_s: f64,
+    },
+}
+fn d_acc_dmax() -> u32 {
+    25
 }
 fn d_delack_interval() -> f64 {
     0.1

@@ -68,11 +68,18 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
         }
         let delay_t = time_s(&format!("{f}.delay_s"), l.delay_s)?;
         let delay = l.delay_s;
-        let mut dirs = vec![(s, d, &l.queue)];
+        let mut dirs = vec![(s, d, &l.queue, rate, delay, delay_t)];
         if l.duplex {
-            dirs.push((d, s, l.reverse_queue.as_ref().unwrap_or(&l.queue)));
+            let (rrate, rdelay, rdelay_t) = reverse_direction(&f, l, rate, delay, delay_t)?;
+            dirs.push((d, s, l.reverse_queue.as_ref().unwrap_or(&l.queue), rrate, rdelay, rdelay_t));
+        } else {
+            for (name, given) in [("reverse_rate_bps", l.reverse_rate_bps.is_some()), ("reverse_delay_s", l.reverse_delay_s.is_some()), ("reverse_queue", l.reverse_queue.is_some())] {
+                if given {
+                    return Err(err(format!("{f}.{name}"), "set", "only a duplex link has a reverse direction (duplex = false)"));
+                }
+            }
         }
-        for (k, (a, b, q)) in dirs.into_iter().enumerate() {
+        for (k, (a, b, q, rate, delay, delay_t)) in dirs.into_iter().enumerate() {
             if let Some(prev) = seen_pairs.insert((a, b), i) {
                 return Err(err(
                     format!("{f}"),
@@ -109,6 +116,26 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
         }
     }
     Ok(Topology { net, node_ix, node_addr })
+}
+
+/// Rate and delay of a duplex link's reverse direction: its own (`reverse_rate_bps`,
+/// `reverse_delay_s`, validated like the forward ones) or the forward values.
+fn reverse_direction(f: &str, l: &crate::config::LinkConfig, rate: f64, delay: f64, delay_t: crate::time::SimTime) -> Result<(f64, f64, crate::time::SimTime), ConfigError> {
+    let rate = match l.reverse_rate_bps {
+        None => rate,
+        Some(r) => {
+            let r = positive(&format!("{f}.reverse_rate_bps"), r)?;
+            if r < 1.0 {
+                return Err(err(format!("{f}.reverse_rate_bps"), r, "must be at least 1 bit/s"));
+            }
+            r
+        }
+    };
+    let (delay, delay_t) = match l.reverse_delay_s {
+        None => (delay, delay_t),
+        Some(d) => (d, time_s(&format!("{f}.reverse_delay_s"), d)?),
+    };
+    Ok((rate, delay, delay_t))
 }
 
 fn parse_addr(field: &str, s: &str) -> Result<u32, ConfigError> {

@@ -156,6 +156,29 @@ impl SackBlocks {
 pub struct PktOptions {
     /// SACK blocks (RFC 2018).
     pub sack: SackBlocks,
+    /// ns-2.35's tcp-asym header on data of a sender-adaptation sender (thesis ch. 9):
+    /// what the sender may still send, read by an ACC sink. Adds no wire bytes (ns-2
+    /// does not count it either).
+    pub asym: Option<AsymHeader>,
+}
+
+/// ns-2.35 `hdr_tcpasym` as a data segment carries it (tcp-asym.cc `output_helper`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AsymHeader {
+    /// `win`: min(highest_ack + window, curseq) - t_seqno when the segment left.
+    pub win: i64,
+    /// `highest_ack` of the sender then.
+    pub highest_ack: i64,
+    /// `max_left_to_send`: curseq - highest_ack.
+    pub max_left_to_send: i64,
+}
+
+impl AsymHeader {
+    /// ns-2.35 tcp-asym-sink.cc: how many more segments the sender can send if the
+    /// receiver acks up to `rcv_seqno` now and no further acks follow.
+    pub fn sender_can_send(&self, rcv_seqno: i64) -> i64 {
+        (self.win + rcv_seqno - self.highest_ack).min(self.max_left_to_send)
+    }
 }
 
 impl PktOptions {

@@ -34,6 +34,9 @@ pub struct ControlBlock {
     /// Boxed: only a pacing start-up (TCP/SPAND) has one, for its first window.
     pub(crate) pacer: Option<Box<Pacer>>,
     pub(crate) pace_timer: Timer,
+    /// The pace timer holds new data between two bursts (a rule that paces bursts,
+    /// `AnyCc::burst_gap`).
+    pub(crate) burst_wait: bool,
     /// Segments of the plan's connection sent at low drop priority.
     pub(crate) low_prio: Option<SeqRange>,
     /// A start-up plan is running: `on_send`/`on_ack` of the policy are called.
@@ -78,7 +81,7 @@ impl ControlBlock {
         tcb.ssthresh = if p.initial_ssthresh > 0 { p.initial_ssthresh } else { p.wnd as i32 };
         let mut rtt = RttEstimator::new(&p.rtt, boot_time);
         rtt.init(&p.rtt);
-        let cc = AnyCc::default();
+        let cc = AnyCc::from_config("tcp", &p.cc, p.maxburst.max(0) as u32).expect("TcpParams::from_config validated the rule");
         ControlBlock {
             detail: cc.wants_detail() || startup.wants_detail(),
             tcb,
@@ -87,6 +90,7 @@ impl ControlBlock {
             startup,
             pacer: None,
             pace_timer: Timer::default(),
+            burst_wait: false,
             low_prio: None,
             plan_active: false,
             plan_conn: 0,

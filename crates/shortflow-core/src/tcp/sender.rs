@@ -25,10 +25,10 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use crate::config::{TcpConfig, TcpVariant};
+use crate::config::{CcConfig, TcpConfig, TcpVariant};
 use crate::error::{non_negative, positive, ConfigError};
 use crate::engine::{PktId, Timer};
-use crate::net::packet::Packet;
+use crate::net::packet::{AsymHeader, Packet, PktOptions};
 use crate::path::PathCtx;
 use crate::tcp::cc::CwndAction;
 use crate::tcp::control::ControlBlock;
@@ -66,6 +66,11 @@ pub struct TcpParams {
     pub increase_num: f64,
     pub decrease_num: f64,
     pub ecn: bool,
+    /// The congestion-control rule (validated).
+    pub cc: CcConfig,
+    /// Data carries ns-2.35's tcp-asym header and echoes CE-marked acks (ECE on
+    /// data) and the latest ack's timestamp: senders with sender adaptation.
+    pub asym_header: bool,
 }
 
 impl TcpParams {
@@ -114,6 +119,7 @@ impl TcpParams {
                 return Err(ConfigError::new(format!("{field}.boot_time_s"), b, format!("must be in [0, tcp_tick_s = {tick})")));
             }
         }
+        crate::tcp::cc::AnyCc::from_config(field, &t.cc, t.maxburst)?;
         Ok(TcpParams {
             variant: t.variant,
             wnd: t.window as f64,
@@ -143,6 +149,8 @@ impl TcpParams {
             increase_num: t.increase_num,
             decrease_num: t.decrease_num,
             ecn: t.ecn,
+            cc: t.cc.clone(),
+            asym_header: matches!(t.cc, CcConfig::SenderAdaptation { .. }),
         })
     }
 }
@@ -240,6 +248,10 @@ pub struct TcpConn {
     /// (ns-2 `cong_action_`); `ecn_backoff_`.
     cong_action: bool,
     ecn_backoff: bool,
+    /// tcp-asym (`asym_header`): a CE-marked ack arrived, to be echoed on the next
+    /// data segment (ns-2 `ecn_to_echo_`); the newest ack timestamp, echoed on data.
+    ecn_to_echo: bool,
+    ts_peer: SimTime,
 }
 
 impl TcpConn {
@@ -283,6 +295,8 @@ impl TcpConn {
             necnresponses: 0,
             cong_action: false,
             ecn_backoff: false,
+            ecn_to_echo: false,
+            ts_peer: SimTime::ZERO,
             p,
         }
     }
@@ -395,7 +409,7 @@ impl TcpConn {
     /// Under a shared control block new data leaves only through the block's
     /// scheduler (`TcpSenders::serve`, after the event), which shares the window.
     fn send_much(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, maxburst: i32) {
-        if cb.is_shared() {
+        if cb.is_shared() || (cb.burst_wait && cb.pace_timer.pending()) {
             return;
         }
         let mut win = cb.tcb.window();
@@ -411,8 +425,21 @@ impl TcpConn {
             self.t_seqno += 1;
             win = cb.tcb.window();
             if maxburst > 0 && npackets == maxburst {
+                if self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
+                    self.burst_cut(cb, cx, maxburst);
+                }
                 break;
             }
+        }
+    }
+
+    /// A burst was cut by the burst limit with more allowed: a rule that paces bursts
+    /// (sender adaptation) holds new data for the gap it asks for.
+    #[inline(never)]
+    fn burst_cut(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, maxburst: i32) {
+        if let Some(gap) = cb.cc.burst_gap(&cb.tcb, maxburst) {
+            cb.burst_wait = true;
+            cb.pace_timer.resched(cx.sched, gap, self.agent, TIMER_PACE);
         }
     }
 
@@ -493,6 +520,9 @@ impl TcpConn {
             pkt.cwr = std::mem::take(&mut self.cong_action);
         }
         let id = cx.net.pool.alloc(pkt);
+        if self.p.asym_header {
+            self.asym_output(cb, cx, id, seqno);
+        }
         self.ndatapack += 1;
         self.last_send = Some(now);
         if let Some(d) = self.detail.as_deref_mut() {
@@ -514,6 +544,24 @@ impl TcpConn {
         if !self.rtx_timer.pending() || force_set_rtx_timer {
             self.set_rtx_timer(cb, cx);
         }
+    }
+
+    /// ns-2.35: tcp-asym.cc `output_helper`: the tcp-asym header (what the sender may
+    /// still send), the echo of a CE-marked ack, and the latest ack's timestamp
+    /// (ns-2 `ts_peer_`), which an ACC sink reads as its round-trip clock.
+    #[inline(never)]
+    fn asym_output(&mut self, cb: &ControlBlock, cx: &mut Ctx, id: PktId, seqno: i64) {
+        // ns-2 calls output(t_seqno_++): t_seqno is already past a new segment.
+        let t_seqno = self.t_seqno.max(seqno + 1);
+        let hdr = AsymHeader {
+            win: (self.highest_ack + cb.tcb.window()).min(self.curseq) - t_seqno,
+            highest_ack: self.highest_ack,
+            max_left_to_send: self.curseq - self.highest_ack,
+        };
+        let p = cx.net.pool.get_mut(id);
+        p.ecn_echo = std::mem::take(&mut self.ecn_to_echo);
+        p.ts_echo = self.ts_peer;
+        cx.net.pool.set_options(id, PktOptions { asym: Some(hdr), ..PktOptions::default() });
     }
 
     /// ns-2.35: tcp.cc `send_one()` (limited transmit on the first dup acks).
@@ -572,6 +620,7 @@ impl TcpConn {
             }
             TIMER_PACE => {
                 if cb.pace_timer.fire(gen) {
+                    cb.burst_wait = false;
                     self.send_much(cb, cx, self.p.maxburst);
                 }
             }
@@ -665,6 +714,11 @@ impl TcpConn {
     pub fn recv(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, pkt: PktId) {
         let (ackno, ece) = {
             let a = cx.net.pool.get(pkt);
+            if self.p.asym_header {
+                // ns-2.35 tcp-asym.cc recv_helper; ns-2 ts_peer_.
+                self.ecn_to_echo |= a.ce;
+                self.ts_peer = self.ts_peer.max(a.ts);
+            }
             (a.seqno, a.ecn_echo)
         };
         cx.net.pool.free(pkt);

@@ -1,8 +1,8 @@
 //! Node elements: code at a node that sees every packet arriving there over a link,
 //! before the node delivers or forwards it, and may hold, rewrite, drop or generate
 //! packets, with timers of its own (`Event::Element`). Ack reconstruction (thesis ch. 9
-//! AR, spec thesis-faststart-asymmetry B.3.5) is such an element; [`Pacer`] is the
-//! first one.
+//! AR, spec thesis-faststart-asymmetry B.3.5) is such an element ([`AckRecons`]); so is
+//! [`Pacer`].
 //!
 //! Contract:
 //! - [`AnyElement::recv`] gets each packet arriving at the element's node (from any
@@ -19,10 +19,12 @@
 //! Adding an element: a file with its struct, `from_config`, `recv` and `timer`; a
 //! variant here and in `config::ElementConfig`, and a line in [`build`].
 
+pub mod ack_recons;
 pub mod pacer;
 #[cfg(test)]
 mod tests;
 
+pub use ack_recons::AckRecons;
 pub use pacer::Pacer;
 
 use crate::config::ElementConfig;
@@ -50,12 +52,14 @@ pub struct ElemCtx<'a> {
 
 pub enum AnyElement {
     Pacer(Pacer),
+    AckRecons(AckRecons),
 }
 
 /// Build element `cfg` found at `field` (e.g. `elements[0]`), at node index `node`.
 pub fn build(field: &str, cfg: &ElementConfig, node: u32) -> Result<AnyElement, ConfigError> {
     Ok(match cfg {
         ElementConfig::Pacer { .. } => AnyElement::Pacer(Pacer::from_config(field, cfg, node)?),
+        ElementConfig::AckReconstruction(_) => AnyElement::AckRecons(AckRecons::from_config(field, cfg, node)?),
     })
 }
 
@@ -64,6 +68,7 @@ impl AnyElement {
     pub fn node(&self) -> u32 {
         match self {
             AnyElement::Pacer(e) => e.node,
+            AnyElement::AckRecons(e) => e.node,
         }
     }
 
@@ -71,12 +76,14 @@ impl AnyElement {
     pub fn recv(&mut self, pkt: PktId, cx: &mut ElemCtx) -> Verdict {
         match self {
             AnyElement::Pacer(e) => e.recv(pkt, cx),
+            AnyElement::AckRecons(e) => e.recv(pkt, cx),
         }
     }
 
     pub fn timer(&mut self, token: u32, cx: &mut ElemCtx, out: &mut Vec<PktId>) {
         match self {
             AnyElement::Pacer(e) => e.timer(token, cx, out),
+            AnyElement::AckRecons(e) => e.timer(token, cx, out),
         }
     }
 }

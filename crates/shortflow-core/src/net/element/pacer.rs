@@ -30,7 +30,9 @@ impl Pacer {
 
     /// From `{kind = "pacer", node, interval_s, packets}` at `field`.
     pub fn from_config(field: &str, cfg: &ElementConfig, node: u32) -> Result<Pacer, ConfigError> {
-        let ElementConfig::Pacer { interval_s, packets, .. } = cfg;
+        let ElementConfig::Pacer { interval_s, packets, .. } = cfg else {
+            unreachable!("element::build builds a Pacer only for kind = pacer")
+        };
         if !interval_s.is_finite() || *interval_s <= 0.0 {
             return Err(ConfigError::new(format!("{field}.interval_s"), interval_s, "must be a finite number of seconds greater than 0"));
         }

@@ -16,10 +16,16 @@ use crate::time::SimTime;
 /// a pacer for acks at node 1 with a 10 ms interval. Acks sent from node 0 at the
 /// given times (µs); returns (arrival time at node 2 in µs, ack number).
 fn line_with_pacer(sends: &[(u64, i64)]) -> (Vec<(u64, i64)>, Vec<(u64, usize)>) {
+    line_with(AnyElement::Pacer(Pacer::new(1, SimTime::from_millis(10), PacketSelect::Acks)), sends)
+}
+
+/// The same line with element `elem` at node 1; for a pacer, also (time, packets held)
+/// whenever it holds one.
+fn line_with(elem: AnyElement, sends: &[(u64, i64)]) -> (Vec<(u64, i64)>, Vec<(u64, usize)>) {
     let mk = |a, b| Link::new(a, b, 8_000_000, SimTime::from_millis(1), AnyQueue::DropTail(DropTail::new(50)));
     let routes = Routes::new(3, &[(0, 1), (1, 2)]);
     let mut net = Network::new(vec![mk(0, 1), mk(1, 2)], vec!["a".into(), "r".into(), "b".into()], routes, Rng::new(1), None);
-    net.add_element("elements[0]", AnyElement::Pacer(Pacer::new(1, SimTime::from_millis(10), PacketSelect::Acks))).unwrap();
+    net.add_element("elements[0]", elem).unwrap();
     let mut sched = crate::engine::Scheduler::new();
     let mut out = Vec::new();
     let mut held = Vec::new();
@@ -45,8 +51,9 @@ fn line_with_pacer(sends: &[(u64, i64)]) -> (Vec<(u64, i64)>, Vec<(u64, usize)>)
                 }
                 Arrival::Forwarded => {}
                 Arrival::Consumed => {
-                    let AnyElement::Pacer(p) = &net.elements[0];
-                    held.push((sched.now().as_nanos() / 1000, p.held()));
+                    if let AnyElement::Pacer(p) = &net.elements[0] {
+                        held.push((sched.now().as_nanos() / 1000, p.held()));
+                    }
                 }
             },
             Some(Event::TxDone { link }) => net.tx_done(&mut sched, link),
@@ -77,6 +84,50 @@ fn pacer_holds_and_releases_one_ack_per_interval() {
     let (out, held) = line_with_pacer(&[(0, 1), (50_000, 2), (52_000, 3)]);
     assert_eq!(out, vec![(2_080, 1), (52_080, 2), (62_080, 3)]);
     assert_eq!(held, vec![(53_040, 1)]);
+}
+
+/// Ack reconstruction at node 1, delack 2, threshold 2, fixed 10 ms spacing.
+fn recons(adaptive: bool) -> AnyElement {
+    AnyElement::AckRecons(AckRecons::new(1, 2, 2, SimTime::from_millis(10), adaptive, 0.25))
+}
+
+#[test]
+fn ack_reconstruction_fills_a_gap_with_evenly_spaced_acks() {
+    // Node 1 receives an ack at +1.04 ms after it is sent, node 2 at +2.08 ms.
+    // Acks 1 and 2 advance by <= 2: they pass. Ack 11 jumps 9: it is regenerated as
+    // 4, 6, 8, 10 and 11 (off the delack grid), leaving node 1 10 ms apart.
+    let (out, _) = line_with(recons(false), &[(0, 1), (1_000, 2), (100_000, 11)]);
+    let t = |i: u64| 101_040 + i * 10_000 + 1_040;
+    assert_eq!(out, vec![(2_080, 1), (3_080, 2), (t(0), 4), (t(1), 6), (t(2), 8), (t(3), 10), (t(4), 11)]);
+    // A real ack arriving while generated ones wait takes over: the pending acks it
+    // covers are discarded when their time comes; the new gap is filled from the last
+    // ack forwarded, starting no earlier than it left.
+    let (out, _) = line_with(recons(false), &[(0, 1), (100_000, 11), (115_000, 15)]);
+    let u = |i: u64| 101_040 + i * 10_000 + 1_040;
+    // 11 -> 3, 5, 7, 9, 11 at u(0..4); at 116.04 ms ack 15 arrives: last forwarded is
+    // 5 (at u(1) = 111.04 ms at node 1): 7, 9, 11, 13, 15 from 116.04 ms, 10 ms apart.
+    let v = |i: u64| 116_040 + i * 10_000 + 1_040;
+    assert_eq!(out, vec![(2_080, 1), (u(0), 3), (u(1), 5), (v(0), 7), (v(1), 9), (v(2), 11), (v(3), 13), (v(4), 15)]);
+}
+
+#[test]
+fn adaptive_ack_reconstruction_spreads_a_gap_over_the_measured_interarrival() {
+    // Real acks every 100 ms, each 8 segments ahead: the estimate of the inter-arrival
+    // time moves from 10 ms towards 100 ms (EWMA 0.25), and the 4 acks regenerated
+    // from each real ack are spaced by estimate x 2 / 8.
+    let sends: Vec<(u64, i64)> = (0..6).map(|k| (k * 100_000, 8 * k as i64 + 1)).collect();
+    let (out, _) = line_with(recons(true), &sends);
+    let mut est = 0.010_f64;
+    let mut expect = vec![(2_080, 1)];
+    for k in 1..6u64 {
+        est = 0.25 * 0.1 + 0.75 * est;
+        let s_ns = SimTime::from_secs_f64(est * 2.0 / 8.0).as_nanos();
+        for i in 0..4 {
+            let t_ns = k * 100_000_000 + 1_040_000 + i * s_ns + 1_040_000;
+            expect.push((t_ns / 1000, 8 * (k as i64 - 1) + 1 + 2 * (i as i64 + 1)));
+        }
+    }
+    assert_eq!(out, expect);
 }
 
 fn sim_cfg(elements: &str) -> SimConfig {

@@ -22,6 +22,12 @@ pub struct DropTail {
 }
 
 impl DropTail {
+    /// The buffer (tests look at what waits).
+    #[cfg(test)]
+    pub(super) fn buffer(&self) -> &Buffer {
+        &self.buf
+    }
+
     /// Tail drop, no stages.
     pub fn new(limit: u32) -> Self {
         DropTail::with(limit, Victim::Tail, Stages::default())

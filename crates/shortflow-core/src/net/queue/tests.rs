@@ -282,6 +282,55 @@ fn without_stages_acks_wait_their_turn() {
     assert_eq!(r.delivered(), vec![(1000, "D0"), (2000, "D1"), (2040, "A1/1")]);
 }
 
+#[test]
+fn ack_filter_leaves_one_ack_per_flow_in_a_full_queue() {
+    // Issue 16: a 5-packet DropTail (4 wait) kept full by a stream of acks of three
+    // connections behind one data packet: whatever arrives, each connection has at
+    // most one ack waiting, and only the newest of each leaves.
+    let mut r = LinkRig::new(r#"{"kind": "drop_tail", "limit_pkts": 5, "stages": [{"kind": "ack_filter"}]}"#);
+    let mut offered = vec![data(100), data(101)];
+    for n in 1..=30 {
+        offered.push(ack(n as u32 % 3, n));
+    }
+    r.offer(0, &offered);
+    match &r.net.links[0].queue {
+        AnyQueue::DropTail(q) => {
+            let waiting: Vec<String> = q.buffer().q.iter().map(|&id| label(r.net.pool.get(id))).collect();
+            assert_eq!(waiting, ["D101", "A28/1", "A29/2", "A30"]);
+        }
+        _ => unreachable!(),
+    }
+    assert_eq!(r.delivered(), vec![(1000, "D100"), (2000, "D101"), (2040, "A28/1"), (2080, "A29/2"), (2120, "A30")]);
+    assert!(r.dropped().is_empty());
+    assert_eq!(r.net.links[0].filtered, 27);
+}
+
+#[test]
+fn acks_first_starves_data_while_acks_arrive_faster_than_they_drain() {
+    // Thesis 9.4.2.1 (`af-afirst`): an ack takes 40 µs; one arrives every 30 µs, so
+    // whenever the link frees an ack is waiting -- the ack filter keeps one per
+    // connection but does not slow the arrivals -- and the queued data packet waits
+    // until the ack stream stops at 3 ms. FIFO sends it after the first ack.
+    let run = |stages: &str| {
+        let mut r = LinkRig::new(&format!(r#"{{"kind": "drop_tail", "stages": {stages}}}"#));
+        r.offer(0, &[ack(1, 0), data(1)]);
+        for k in 1..=100u64 {
+            r.offer(30 * k, &[ack(1, k as i64)]);
+        }
+        let out = r.delivered();
+        let d = out.iter().find(|(_, l)| *l == "D1").map(|&(t, _)| t).unwrap();
+        let acks = out.iter().filter(|(_, l)| l.starts_with('A')).count();
+        (d, acks)
+    };
+    let (fifo_t, _) = run("[]");
+    assert_eq!(fifo_t, 1040);
+    let (af_first_t, af_acks) = run(r#"[{"kind": "ack_filter"}, {"kind": "acks_first"}]"#);
+    assert!(af_first_t > 3000, "data left at {af_first_t} µs, while acks still arrived");
+    assert!(af_acks < 101, "the filter removed some acks");
+    let (first_t, _) = run(r#"[{"kind": "acks_first"}]"#);
+    assert!(first_t > 3000, "{first_t}");
+}
+
 // ---- configuration ------------------------------------------------------------------
 
 #[test]

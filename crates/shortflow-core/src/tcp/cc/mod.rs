@@ -8,16 +8,21 @@
 //!
 //! - [`ns2`]: ns-2.35's `opencwnd()` (windowOption_ 1) and `slowdown(how)`, the rules
 //!   of Tahoe/Reno/NewReno. The `how` flags are private to that rule.
+//! - [`asym`]: the thesis's sender adaptation (ch. 9): growth per segment acked and
+//!   paced bursts ([`AnyCc::burst_gap`]).
 //!
 //! Adding a rule (TCP Vienna's size-based α/β, CUBIC, ...): one file here with a type
 //! implementing [`CongestionControl`], one variant in [`AnyCc`] and one line in each
 //! match below; its configuration is validated in its own file (`from_config`).
 
+pub mod asym;
 pub mod ns2;
 pub mod vienna;
 
-use crate::config::TcpVariant;
+use crate::config::{CcConfig, TcpVariant};
+use crate::error::ConfigError;
 use crate::tcp::events::{AckSample, LossEvent, SendMeta};
+use crate::time::SimTime;
 
 /// Why cwnd was last changed (ns-2 `last_cwnd_action_`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,6 +139,8 @@ pub trait CongestionControl {
 pub enum AnyCc {
     /// ns-2.35 standard: slow start +1 per ack, CA +increase_num/cwnd per ack.
     Ns2(ns2::Ns2Standard),
+    /// Thesis ch. 9 sender adaptation.
+    Asym(asym::SenderAdaptation),
 }
 
 impl Default for AnyCc {
@@ -143,43 +150,69 @@ impl Default for AnyCc {
 }
 
 impl AnyCc {
+    /// The rule `cfg` names, validated (`field` is the flow's `tcp` path; `maxburst`
+    /// its `tcp.maxburst`).
+    pub fn from_config(field: &str, cfg: &CcConfig, maxburst: u32) -> Result<AnyCc, ConfigError> {
+        Ok(match cfg {
+            CcConfig::Ns2 => AnyCc::Ns2(ns2::Ns2Standard),
+            CcConfig::SenderAdaptation { gain } => AnyCc::Asym(asym::SenderAdaptation::from_config(field, *gain, maxburst)?),
+        })
+    }
+
+    /// After a burst of `maxburst` segments was cut short by the limit: how long to
+    /// wait before the next one, if the rule paces bursts (sender adaptation).
+    #[inline]
+    pub fn burst_gap(&self, t: &Tcb, maxburst: i32) -> Option<SimTime> {
+        match self {
+            AnyCc::Ns2(_) => None,
+            AnyCc::Asym(c) => c.burst_gap(t, maxburst),
+        }
+    }
+
     #[inline]
     pub fn on_transfer_start(&mut self, t: &mut Tcb, transfer_pkts: i64) {
         match self {
             AnyCc::Ns2(c) => c.on_transfer_start(t, transfer_pkts),
+            AnyCc::Asym(c) => c.on_transfer_start(t, transfer_pkts),
         }
     }
     #[inline]
     pub fn on_ack(&mut self, t: &mut Tcb, ack: &AckSample) {
         match self {
             AnyCc::Ns2(c) => c.on_ack(t, ack),
+            AnyCc::Asym(c) => c.on_ack(t, ack),
         }
     }
     #[inline]
     pub fn on_loss(&mut self, t: &mut Tcb, loss: &LossEvent) {
         match self {
             AnyCc::Ns2(c) => c.on_loss(t, loss),
+            AnyCc::Asym(c) => c.on_loss(t, loss),
         }
     }
     #[inline]
     pub fn on_send(&mut self, t: &Tcb, meta: &SendMeta) {
         match self {
             AnyCc::Ns2(c) => c.on_send(t, meta),
+            AnyCc::Asym(c) => c.on_send(t, meta),
         }
     }
     pub fn pacing_rate(&self, t: &Tcb) -> Option<f64> {
         match self {
             AnyCc::Ns2(c) => c.pacing_rate(t),
+            AnyCc::Asym(c) => c.pacing_rate(t),
         }
     }
     pub fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
         match self {
             AnyCc::Ns2(c) => c.metrics(out),
+            AnyCc::Asym(c) => c.metrics(out),
         }
     }
     pub fn wants_detail(&self) -> bool {
         match self {
             AnyCc::Ns2(c) => c.wants_detail(),
+            AnyCc::Asym(c) => c.wants_detail(),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! highest in-order sequence number received.
 //!
 //! The ack rule is an [`AckPolicy`] (one file per rule: `every_packet`, `delack`,
-//! `every_d`; see `policy`). The rest is common to every rule and follows ns-2.35
+//! `every_d`, `acc`; see `policy`). The rest is common to every rule and follows ns-2.35
 //! `TcpSink::ack`:
 //! - **timestamps**: an ack carries `ts` = now and echoes a data timestamp in
 //!   `ts_echo`: with `ts_echo_bugfix` (ns-2.35 default) the acker's `ts_to_echo`
@@ -16,6 +16,7 @@
 //!   (ns-2 has no such knob; ACC needs it so RED marks acks instead of dropping them).
 //!   ns-2's SYN-time ECN negotiation (`ecn_syn_`) is not modelled.
 
+mod acc;
 mod acker;
 mod delack;
 mod every_d;
@@ -24,6 +25,7 @@ mod policy;
 #[cfg(test)]
 mod tests;
 
+pub use acc::Acc;
 pub use acker::Acker;
 pub use delack::DelAck;
 pub use every_d::EveryD;
@@ -130,6 +132,7 @@ impl TcpSink {
     #[inline(always)]
     pub fn recv(&mut self, cx: &mut Ctx, pkt: PktId) {
         let p = *cx.net.pool.get(pkt);
+        let asym = if p.has_opts() { cx.net.pool.options(pkt).and_then(|o| o.asym) } else { None };
         cx.net.pool.free(pkt);
         self.pkts_received += 1;
         if p.kind == PktKind::Data {
@@ -157,6 +160,7 @@ impl TcpSink {
             ece: p.ecn_echo,
             ts: p.ts,
             ts_echo: p.ts_echo,
+            sender_can_send: asym.map(|h| h.sender_can_send(self.acker.seqno())),
         };
         match self.policy.on_segment(&seg, self.timer.pending()) {
             Verdict::AckNow => {

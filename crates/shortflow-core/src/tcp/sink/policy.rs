@@ -12,20 +12,13 @@
 //! `config::AckPolicyConfig`.
 //!
 //! Rules still to come, and where they go:
-//! - **ACC** (thesis ch. 9, spec thesis-faststart-asymmetry B.3.1): a variant
-//!   `Acc(Box<AccState>)` holding the adaptive factor `d`, `t_last_ecn`,
-//!   `t_last_decrease` and the highest timestamp echo seen. It reads `Segment::ece`
-//!   (the sender's echo of CE-marked acks, carried on data), `Segment::ts_echo` (one
-//!   RTT has passed since T when `ts_echo >= T`) and `Segment::in_order`; it answers
-//!   `Hold`/`HoldArm` while fewer than `d` segments are unacked and `AckNow` otherwise,
-//!   exactly the verdicts below. Its acks should be ECN-capable (`SinkConfig::ect_acks`)
-//!   so RED marks rather than drops them.
 //! - **Linux quick-ack** (`tcp_in_quickack_mode`): a variant like [`DelAck`] plus a
 //!   quick-ack budget: `AckNow` for every segment while the budget lasts (set at
 //!   connection start, after an idle period longer than the RTO estimate -- the rule
 //!   keeps the last arrival time from `Segment::now` -- and on out-of-order data),
 //!   decrementing it, then the delayed rule.
 
+use super::acc::Acc;
 use super::delack::DelAck;
 use super::every_d::EveryD;
 use super::every_packet::EveryPacket;
@@ -51,6 +44,10 @@ pub struct Segment {
     /// The sender's timestamp and the timestamp it echoes.
     pub ts: SimTime,
     pub ts_echo: SimTime,
+    /// How many more segments the sender can send if this segment is acked and no
+    /// further ack follows, from the tcp-asym header of a sender-adaptation sender
+    /// (`net::packet::AsymHeader::sender_can_send`); `None` without the header.
+    pub sender_can_send: Option<i64>,
 }
 
 /// What to do with the ack an arriving segment calls for.
@@ -73,6 +70,8 @@ pub enum AckPolicy {
     Delayed(DelAck),
     /// Ack every d-th in-order segment; the timer flushes a partial count.
     EveryD(EveryD),
+    /// Ack congestion control: d adapted to ECN echoes (thesis ch. 9).
+    Acc(Box<Acc>),
 }
 
 impl AckPolicy {
@@ -93,6 +92,7 @@ impl AckPolicy {
             }
             (None, true) | (Some(AckPolicyConfig::Delayed { .. }), _) => AckPolicy::Delayed(DelAck::from_config(field, cfg)?),
             (Some(AckPolicyConfig::EveryD { .. }), _) => AckPolicy::EveryD(EveryD::from_config(field, cfg)?),
+            (Some(AckPolicyConfig::Acc { .. }), _) => AckPolicy::Acc(Box::new(Acc::from_config(field, cfg)?)),
         })
     }
 
@@ -104,14 +104,17 @@ impl AckPolicy {
             AckPolicy::EveryPacket(_) => Verdict::AckNow,
             AckPolicy::Delayed(r) => r.on_segment(seg, timer_pending),
             AckPolicy::EveryD(r) => r.on_segment(seg, timer_pending),
+            AckPolicy::Acc(r) => r.on_segment(seg, timer_pending),
         }
     }
 
     /// An ack left (sent now or by the timer).
     #[inline]
     pub fn on_ack_sent(&mut self) {
-        if let AckPolicy::EveryD(r) = self {
-            r.on_ack_sent();
+        match self {
+            AckPolicy::EveryD(r) => r.on_ack_sent(),
+            AckPolicy::Acc(r) => r.on_ack_sent(),
+            _ => {}
         }
     }
 }

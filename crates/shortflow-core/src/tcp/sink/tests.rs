@@ -287,3 +287,106 @@ fn sink_config_errors_name_the_field() {
     }
     assert!(serde_json::from_str::<SinkConfig>(r#"{"ack_policy": {"kind": "every_d"}}"#).is_err(), "d is required");
 }
+
+// ---- ack congestion control (thesis ch. 9 ACC) ---------------------------------------
+
+impl SinkRig {
+    /// Segment `seq` at `t_us` echoing our ack timestamp `ts_echo_us`, with the
+    /// sender's ECN echo `ece` and, if given, a tcp-asym header.
+    fn seg_acc(&mut self, t_us: u64, seq: i64, ts_echo_us: u64, ece: bool, hdr: Option<crate::net::packet::AsymHeader>) -> &mut Self {
+        self.run_until(us(t_us));
+        let mut p = Packet::data(0, 1, 1, 1040, seq, us(t_us.saturating_sub(10_000)));
+        p.ts_echo = us(ts_echo_us);
+        p.ecn_echo = ece;
+        let id = self.net.pool.alloc(p);
+        if let Some(h) = hdr {
+            self.net.pool.set_options(id, crate::net::packet::PktOptions { asym: Some(h), ..Default::default() });
+        }
+        let mut cx = Ctx { sched: &mut self.sched, net: &mut self.net, shared: &mut self.shared };
+        self.sink.recv(&mut cx, id);
+        self
+    }
+
+    fn acc(&self) -> &super::Acc {
+        match &self.sink.policy {
+            AckPolicy::Acc(a) => a,
+            other => panic!("not ACC: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn acc_d_doubles_on_marks_at_most_once_per_rtt_and_decays_without() {
+    let mut r = SinkRig::new(r#"{"ack_policy": {"kind": "acc", "d_init": 2, "d_max": 8}, "ect_acks": true}"#);
+    r.seg_acc(0, 0, 0, false, None); // SYN at 0: acked at once; round-trip clocks start at 0
+    assert_eq!(r.acc().d, 2);
+    // The sender echoes a CE-marked ack; it has seen our ack of t = 0: an RTT has
+    // passed since the clocks started -> d = 4. Marks within the same RTT (echoes of
+    // acks sent before 20 ms) change nothing.
+    r.seg_acc(20_000, 1, 0, true, None);
+    assert_eq!(r.acc().d, 4);
+    r.seg_acc(21_000, 2, 0, true, None).seg_acc(22_000, 3, 15_000, true, None);
+    assert_eq!((r.acc().d, r.acc().increases), (4, 1));
+    r.seg_acc(23_000, 4, 0, false, None); // fourth held segment: ack now
+    assert_eq!(r.acks_until(23_000), vec![(0, 0), (23_000, 4)]);
+    // A mark echoing an ack sent after 20 ms: the next RTT -> d = 8, then capped at d_max.
+    r.seg_acc(40_000, 5, 23_000, true, None);
+    assert_eq!(r.acc().d, 8);
+    for (i, seq) in (6..=12).enumerate() {
+        r.seg_acc(41_000 + i as u64 * 1000, seq, 23_000, false, None);
+    }
+    assert_eq!(r.acks_until(47_000).last(), Some(&(47_000, 12)), "8 segments per ack");
+    r.seg_acc(60_000, 13, 45_000, true, None);
+    assert_eq!((r.acc().d, r.acc().increases), (8, 3), "never above d_max");
+    // Without marks: -1 once per RTT (echo past both the last increase and decrease).
+    r.seg_acc(80_000, 14, 65_000, false, None);
+    assert_eq!(r.acc().d, 7);
+    r.seg_acc(81_000, 15, 66_000, false, None); // same RTT
+    assert_eq!(r.acc().d, 7);
+    let mut t = 100_000;
+    for seq in 16..40 {
+        r.seg_acc(t, seq, t - 10_000, false, None); // every segment echoes a fresh ack
+        t += 20_000;
+    }
+    assert_eq!((r.acc().d, r.acc().decreases), (1, 7), "never below 1");
+    // Every ack is ECN-capable, so an ECN-marking RED queue marks rather than drops it.
+    assert!(r.out.iter().all(|a| a.ect));
+}
+
+#[test]
+fn acc_acks_out_of_order_at_once_and_never_holds_half_the_senders_window() {
+    let mut r = SinkRig::new(r#"{"ack_policy": {"kind": "acc", "d_init": 8, "d_max": 8}}"#);
+    // Echoes of nothing newer than the clocks' start (5 ms): d stays put.
+    r.seg_acc(5_000, 0, 0, false, None).seg_acc(10_000, 1, 0, false, None);
+    assert_eq!(r.acc().d, 8);
+    // 3 is out of order: ack 1 at once (a duplicate), and the held 1 goes with it.
+    r.seg_acc(11_000, 3, 0, false, None);
+    assert_eq!(r.acks_until(11_000), vec![(5_000, 0), (11_000, 1)]);
+    // 2 fills the hole: the cumulative ack jumps to 3; acked at once.
+    r.seg_acc(12_000, 2, 0, false, None);
+    assert_eq!(r.acks_until(12_000).last(), Some(&(12_000, 3)));
+    // The sender (tcp-asym header) can send only 4 more after segment 4 is acked:
+    // lim = min(d, 4 / 2) = 2, so every second segment is acked.
+    let hdr = |seq: i64| crate::net::packet::AsymHeader { win: 0, highest_ack: seq - 4, max_left_to_send: 100 };
+    for seq in 4..=9 {
+        r.seg_acc(13_000 + (seq as u64 - 4) * 1000, seq, 0, false, Some(hdr(seq)));
+    }
+    assert_eq!(r.acks_until(20_000)[3..], [(14_000, 5), (16_000, 7), (18_000, 9)]);
+    // A partial count is flushed by the 100 ms timer.
+    r.seg_acc(30_000, 10, 0, false, None);
+    assert_eq!(r.acks_until(200_000).last(), Some(&(130_000, 10)));
+}
+
+#[test]
+fn acc_config_errors_name_the_field() {
+    for (json, field, value) in [
+        (r#"{"ack_policy": {"kind": "acc", "d_max": 0}}"#, "sink.ack_policy.d_max", "0"),
+        (r#"{"ack_policy": {"kind": "acc", "d_init": 30, "d_max": 25}}"#, "sink.ack_policy.d_init", "30"),
+        (r#"{"ack_policy": {"kind": "acc", "d_init": 0}}"#, "sink.ack_policy.d_init", "0"),
+        (r#"{"ack_policy": {"kind": "acc", "interval_s": -1}}"#, "sink.ack_policy.interval_s", "-1"),
+    ] {
+        let cfg: SinkConfig = serde_json::from_str(json).unwrap();
+        let e = SinkParams::from_config("sink", &cfg).unwrap_err();
+        assert_eq!((e.field.as_str(), e.value.as_str()), (field, value), "{json}: {e}");
+    }
+}

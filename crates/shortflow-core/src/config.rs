@@ -607,6 +607,46 @@ pub enum StartupConfig {
     NoRestart,
     /// TCP/SPAND: query the performance gateway, start in CA at cwnd_opt, pace.
     Spand(SpandConfig),
+    /// TCP Fast Start (thesis ch. 8): reuse the cached window after an idle period,
+    /// paced, at low drop priority, with a penalty-free reset when it fails.
+    FastStart(FastStartConfig),
+}
+
+/// TCP Fast Start (spec thesis-faststart-asymmetry A.2-A.7). The thesis's
+/// configurations: `fs` and `fs-pdrop` are the defaults (the router decides whether
+/// the marks matter), `fs-pdrop-noflr` is `fast_loss_recov = false`, the "coarse reset
+/// timer" variant `fine_reset_timer = false`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FastStartConfig {
+    /// Send the fast-start packets (the initial window after resumption less its first
+    /// segment) at low drop priority (A.5).
+    #[serde(default = "d_true")]
+    pub priority_marking: bool,
+    /// Augmented loss recovery (A.7): reset timer while in fast start, penalty-free
+    /// slow start when a fast-start packet is lost, reset on a partial ack.
+    #[serde(default = "d_true")]
+    pub fast_loss_recov: bool,
+    /// The reset timer's timeout: srtt_exact + 4 rttvar_exact (true) or the RTO
+    /// (false: the thesis's "coarse reset timer").
+    #[serde(default = "d_true")]
+    pub fine_reset_timer: bool,
+    /// Burst pacing of the fast-start window: at most `maxburst` segments back to
+    /// back, the next burst `maxburst * srtt_exact / cwnd` later (A.6); 0 sends the
+    /// window as fast as the window allows. Thesis: 4.
+    #[serde(default = "d_bucket")]
+    pub maxburst: u32,
+    /// Cached state older than this is stale: slow-start restart (A.3). Thesis: 300 s.
+    #[serde(default = "d_fs_max_idle")]
+    pub max_idle_s: f64,
+    /// A connection without history of its own starts from its path entry's cache
+    /// (the state the last connection to the same host, or network with a shorter
+    /// `paths.prefix_len`, left), if fresh.
+    #[serde(default = "d_true")]
+    pub use_path_cache: bool,
+}
+fn d_fs_max_idle() -> f64 {
+    300.0
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -834,6 +874,7 @@ mod tests {
         let doc = include_str!("../../../docs/defaults.md");
         let gw: GatewayConfig = serde_json::from_str(r#"{"name":"gw"}"#).unwrap();
         let sp: SpandConfig = serde_json::from_str(r#"{"gateway":"gw"}"#).unwrap();
+        let fs: FastStartConfig = serde_json::from_str("{}").unwrap();
         let sections = [
             ("tcp", serde_json::to_value(TcpConfig::default()).unwrap()),
             ("sink", serde_json::to_value(SinkConfig::default()).unwrap()),
@@ -841,6 +882,7 @@ mod tests {
             ("red", serde_json::to_value(RedConfig::default()).unwrap()),
             ("gateway", serde_json::to_value(gw).unwrap()),
             ("spand", serde_json::to_value(sp).unwrap()),
+            ("fast_start", serde_json::to_value(fs).unwrap()),
         ];
         for (sec, v) in sections {
             for (k, val) in v.as_object().unwrap() {

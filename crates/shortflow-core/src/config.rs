@@ -727,6 +727,14 @@ pub enum AppConfig {
         start_s: f64,
         #[serde(default)]
         bytes: Option<u64>,
+        /// Start uniformly in [start, start + start_jitter_s) (the flow's own stream).
+        #[serde(default)]
+        start_jitter_s: f64,
+        /// Start only once every one of these flows has completed its first download
+        /// (its first round, for a rounds workload; its transfer, for a finite FTP);
+        /// `start_s` then counts from that moment (Fast Start's "changed load").
+        #[serde(default)]
+        start_after: Vec<String>,
     },
     /// Rounds of short transfers over long-lived connections (TCP/SPAND §6.2).
     Rounds(RoundsConfig),
@@ -818,6 +826,32 @@ pub struct RoundsConfig {
     /// Per-flow file sizes override `size_bytes` when given (mixed workloads).
     #[serde(default)]
     pub sizes_bytes: Option<Vec<u64>>,
+    /// Per-round file sizes (one per round) override `size_bytes` (a priming download,
+    /// then the measured one).
+    #[serde(default)]
+    pub round_sizes_bytes: Option<Vec<u64>>,
+    /// Per-round start-window widths (one per round) override `jitter_s`.
+    #[serde(default)]
+    pub round_jitter_s: Option<Vec<f64>>,
+    /// Each download is a Web page on the persistent connection: an HTML object, then,
+    /// once it is delivered and the follow-up request has reached the server, the
+    /// round's file (the inline images).
+    #[serde(default)]
+    pub page: Option<PageConfig>,
+}
+
+/// A Web page download on a persistent connection (thesis ch. 8 simulations): the
+/// server sends `html_bytes`; the client's pipelined request for the images leaves
+/// with the ack of the HTML's last segment and reaches the server `request_gap_s`
+/// after that ack (the request's extra serialisation over the ack's); then the
+/// server sends the images (the round's file). Both are recorded transfers of the
+/// same round.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageConfig {
+    pub html_bytes: u64,
+    #[serde(default)]
+    pub request_gap_s: f64,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -109,6 +109,19 @@ impl FastStart {
         LossVerdict::Undo(SavedWindow { cwnd: tcb.initial_window(), ssthresh: self.saved_ssthresh })
     }
 
+    /// The plan of the fast start under way.
+    fn plan(&self) -> StartPlan {
+        StartPlan {
+            pacer: None,
+            low_prio: (self.priority_marking && self.fs_last >= self.fs_start)
+                .then_some(SeqRange { first: self.fs_start, last: self.fs_last }),
+            // Without a fine-grained RTT there is no pacing rate: send as TCP would (A.12).
+            burst: (self.maxburst > 0 && self.srtt_exact > 0.0).then_some(self.maxburst),
+            through_losses: true,
+            watch: true,
+        }
+    }
+
     fn trace(cx: &mut StartCtx, cached: f64, srtt: f64, slow_start: bool) {
         let tr = &mut *cx.trace;
         tr.flow.push(cx.flow_name.to_string());
@@ -127,8 +140,13 @@ impl StartupPolicy for FastStart {
             // Data outstanding: the ack clock runs, nothing to restart (A.3).
             return StartPlan::default();
         }
-        self.fs_mode = false;
         let now = cx.now;
+        if self.fs_mode && self.last_activity.is_some_and(|t| now.saturating_sub(t).as_secs_f64() <= cx.rtt.timeout(cx.rttp)) {
+            // A fast start is under way (a Web page's images right after its HTML):
+            // its window, marks and pacing go on.
+            return self.plan();
+        }
+        self.fs_mode = false;
         let last = match self.last_activity {
             Some(t) => t,
             None => {
@@ -171,21 +189,14 @@ impl StartupPolicy for FastStart {
         self.saved_ssthresh = cx.tcb.ssthresh;
         let window = cx.tcb.window();
         // ns-2.35: fs_startseq_ = highest_ack_ + 2, fs_endseq_ = highest_ack_ + window() + 1
-        // (exclusive); the range ends with the transfer.
+        // (exclusive). Not cut at the end of this transfer: a page's images follow its
+        // HTML within the same fast start.
         self.fs_start = cx.t_seqno + 1;
-        self.fs_last = (cx.t_seqno + window - 1).min(cx.t_seqno + cx.transfer_pkts.max(1) - 1);
+        self.fs_last = cx.t_seqno + window - 1;
         self.fs_mode = true;
         self.starts += 1;
         Self::trace(cx, cached, self.srtt_exact, false);
-        StartPlan {
-            pacer: None,
-            low_prio: (self.priority_marking && self.fs_last >= self.fs_start)
-                .then_some(SeqRange { first: self.fs_start, last: self.fs_last }),
-            // Without a fine-grained RTT there is no pacing rate: send as TCP would (A.12).
-            burst: (self.maxburst > 0 && self.srtt_exact > 0.0).then_some(self.maxburst),
-            through_losses: true,
-            watch: true,
-        }
+        self.plan()
     }
 
     fn on_ack(&mut self, _cx: &mut StartCtx, ack: &AckSample) -> Phase {

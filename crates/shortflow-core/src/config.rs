@@ -700,6 +700,46 @@ pub enum StartupConfig {
     NoRestart,
     /// TCP/SPAND: query the performance gateway, start in CA at cwnd_opt, pace.
     Spand(SpandConfig),
+    /// TCP Fast Start (thesis ch. 8): reuse the cached window after an idle period,
+    /// paced, at low drop priority, with a penalty-free reset when it fails.
+    FastStart(FastStartConfig),
+}
+
+/// TCP Fast Start (spec thesis-faststart-asymmetry A.2-A.7). The thesis's
+/// configurations: `fs` and `fs-pdrop` are the defaults (the router decides whether
+/// the marks matter), `fs-pdrop-noflr` is `fast_loss_recov = false`, the "coarse reset
+/// timer" variant `fine_reset_timer = false`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FastStartConfig {
+    /// Send the fast-start packets (the initial window after resumption less its first
+    /// segment) at low drop priority (A.5).
+    #[serde(default = "d_true")]
+    pub priority_marking: bool,
+    /// Augmented loss recovery (A.7): reset timer while in fast start, penalty-free
+    /// slow start when a fast-start packet is lost, reset on a partial ack.
+    #[serde(default = "d_true")]
+    pub fast_loss_recov: bool,
+    /// The reset timer's timeout: srtt_exact + 4 rttvar_exact (true) or the RTO
+    /// (false: the thesis's "coarse reset timer").
+    #[serde(default = "d_true")]
+    pub fine_reset_timer: bool,
+    /// Burst pacing of the fast-start window: at most `maxburst` segments back to
+    /// back, the next burst `maxburst * srtt_exact / cwnd` later (A.6); 0 sends the
+    /// window as fast as the window allows. Thesis: 4.
+    #[serde(default = "d_bucket")]
+    pub maxburst: u32,
+    /// Cached state older than this is stale: slow-start restart (A.3). Thesis: 300 s.
+    #[serde(default = "d_fs_max_idle")]
+    pub max_idle_s: f64,
+    /// A connection without history of its own starts from its path entry's cache
+    /// (the state the last connection to the same host, or network with a shorter
+    /// `paths.prefix_len`, left), if fresh.
+    #[serde(default = "d_true")]
+    pub use_path_cache: bool,
+}
+fn d_fs_max_idle() -> f64 {
+    300.0
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -824,6 +864,14 @@ pub enum AppConfig {
         start_s: f64,
         #[serde(default)]
         bytes: Option<u64>,
+        /// Start uniformly in [start, start + start_jitter_s) (the flow's own stream).
+        #[serde(default)]
+        start_jitter_s: f64,
+        /// Start only once every one of these flows has completed its first download
+        /// (its first round, for a rounds workload; its transfer, for a finite FTP);
+        /// `start_s` then counts from that moment (Fast Start's "changed load").
+        #[serde(default)]
+        start_after: Vec<String>,
     },
     /// Rounds of short transfers over long-lived connections (TCP/SPAND §6.2).
     Rounds(RoundsConfig),
@@ -915,6 +963,32 @@ pub struct RoundsConfig {
     /// Per-flow file sizes override `size_bytes` when given (mixed workloads).
     #[serde(default)]
     pub sizes_bytes: Option<Vec<u64>>,
+    /// Per-round file sizes (one per round) override `size_bytes` (a priming download,
+    /// then the measured one).
+    #[serde(default)]
+    pub round_sizes_bytes: Option<Vec<u64>>,
+    /// Per-round start-window widths (one per round) override `jitter_s`.
+    #[serde(default)]
+    pub round_jitter_s: Option<Vec<f64>>,
+    /// Each download is a Web page on the persistent connection: an HTML object, then,
+    /// once it is delivered and the follow-up request has reached the server, the
+    /// round's file (the inline images).
+    #[serde(default)]
+    pub page: Option<PageConfig>,
+}
+
+/// A Web page download on a persistent connection (thesis ch. 8 simulations): the
+/// server sends `html_bytes`; the client's pipelined request for the images leaves
+/// with the ack of the HTML's last segment and reaches the server `request_gap_s`
+/// after that ack (the request's extra serialisation over the ack's); then the
+/// server sends the images (the round's file). Both are recorded transfers of the
+/// same round.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageConfig {
+    pub html_bytes: u64,
+    #[serde(default)]
+    pub request_gap_s: f64,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -971,6 +1045,7 @@ mod tests {
         let doc = include_str!("../../../docs/defaults.md");
         let gw: GatewayConfig = serde_json::from_str(r#"{"name":"gw"}"#).unwrap();
         let sp: SpandConfig = serde_json::from_str(r#"{"gateway":"gw"}"#).unwrap();
+        let fs: FastStartConfig = serde_json::from_str("{}").unwrap();
         let sections = [
             ("tcp", serde_json::to_value(TcpConfig::default()).unwrap()),
             ("sink", serde_json::to_value(SinkConfig::default()).unwrap()),
@@ -978,6 +1053,7 @@ mod tests {
             ("red", serde_json::to_value(RedConfig::default()).unwrap()),
             ("gateway", serde_json::to_value(gw).unwrap()),
             ("spand", serde_json::to_value(sp).unwrap()),
+            ("fast_start", serde_json::to_value(fs).unwrap()),
         ];
         for (sec, v) in sections {
             for (k, val) in v.as_object().unwrap() {

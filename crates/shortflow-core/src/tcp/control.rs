@@ -39,8 +39,15 @@ pub struct ControlBlock {
     pub(crate) burst_wait: bool,
     /// Segments of the plan's connection sent at low drop priority.
     pub(crate) low_prio: Option<SeqRange>,
+    /// The plan's burst limit (Fast Start's burst pacing; the pacing timer releases
+    /// the next burst).
+    pub(crate) burst: Option<u32>,
+    /// The plan outlives `Cut` verdicts (see `StartPlan::through_losses`).
+    pub(crate) plan_through_losses: bool,
     /// A start-up plan is running: `on_send`/`on_ack` of the policy are called.
     pub(crate) plan_active: bool,
+    /// The start-up policy sees every ack (`StartupPolicy::wants_every_ack`).
+    pub(crate) every_ack: bool,
     /// The connection whose sequence numbers the plan's pacer and range refer to
     /// (its agent id).
     pub(crate) plan_conn: u32,
@@ -84,6 +91,9 @@ impl ControlBlock {
         let cc = AnyCc::from_config("tcp", &p.cc, p.maxburst.max(0) as u32).expect("TcpParams::from_config validated the rule");
         ControlBlock {
             detail: cc.wants_detail() || startup.wants_detail(),
+            every_ack: startup.wants_every_ack(),
+            burst: None,
+            plan_through_losses: false,
             tcb,
             rtt,
             cc,
@@ -116,6 +126,8 @@ impl ControlBlock {
         self.plan_active = plan.is_active();
         self.plan_conn = conn;
         self.low_prio = plan.low_prio;
+        self.burst = plan.burst;
+        self.plan_through_losses = plan.through_losses;
         self.pacer = plan.pacer.map(Box::new);
         if self.pacer.is_none() {
             self.pace_timer.cancel();
@@ -127,6 +139,8 @@ impl ControlBlock {
     pub(crate) fn end_plan(&mut self) {
         self.plan_active = false;
         self.low_prio = None;
+        self.burst = None;
+        self.plan_through_losses = false;
         self.pacer = None;
         self.pace_timer.cancel();
     }

@@ -122,6 +122,19 @@ pub enum LossVerdict {
     RestartNoPenalty,
 }
 
+impl LossVerdict {
+    /// `Undo` and `RestartNoPenalty`: the loss says the start-up was too optimistic,
+    /// not that the path is congested. On an RTO or a partial ack the mechanism then
+    /// does not back off the RTO, does not count a timeout, leaves recovery and
+    /// resends go-back-N from the first unacked segment at once (spec
+    /// thesis-faststart A.7.2-3); on a fast retransmit or an ECN echo only the window
+    /// differs (the lost segment is retransmitted as usual).
+    #[inline]
+    pub fn penalty_free(&self) -> bool {
+        !matches!(self, LossVerdict::Cut)
+    }
+}
+
 /// A window state saved by a start-up policy, to be restored by [`LossVerdict::Undo`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SavedWindow {

@@ -77,6 +77,15 @@ impl Pacer {
     }
 }
 
+/// Burst pacing (thesis §8.3 and §9.3.4: TCP Fast Start and sender adaptation, the
+/// same mechanism; ns-2.35 `send_helper`): after a burst of `maxburst` segments cut
+/// short by the limit, the next one leaves `maxburst × srtt_exact / window` later, so a
+/// window is spread over one round trip. `None` without an RTT sample or a window.
+pub fn burst_gap(maxburst: u32, srtt_exact: Option<f64>, window: i64) -> Option<SimTime> {
+    let srtt = srtt_exact.filter(|s| *s > 0.0)?;
+    (window > 0 && maxburst > 0).then(|| SimTime::from_secs_f64(maxburst as f64 * srtt / window as f64))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

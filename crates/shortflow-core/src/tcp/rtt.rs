@@ -207,6 +207,57 @@ impl RttEstimator {
     }
 }
 
+/// A fine-grained RTT estimator over exact per-ack samples (s): the thesis's
+/// `srtt_exact`/`rttvar_exact` (ns-2.35 tcp-fs.cc / tcp-asym.cc `rtt_update_exact`,
+/// with the gains intended there: ns-2.35 writes `1/8` in integer arithmetic, which is
+/// 0). The first sample sets srtt = tau, rttvar = tau / 2; later ones
+/// `srtt += g (tau − srtt)`, `rttvar += (|tau − srtt| − rttvar) / 4`. Used by TCP Fast
+/// Start (burst pacing, reset timer) and sender adaptation (burst pacing).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ExactRtt {
+    /// Smoothed RTT (s); 0 before the first sample.
+    pub srtt: f64,
+    /// Mean deviation (s).
+    pub rttvar: f64,
+    /// Gain of srtt (1/8).
+    pub gain: f64,
+}
+
+impl Default for ExactRtt {
+    fn default() -> Self {
+        ExactRtt { srtt: 0.0, rttvar: 0.0, gain: 0.125 }
+    }
+}
+
+impl ExactRtt {
+    pub fn with_gain(gain: f64) -> ExactRtt {
+        ExactRtt { gain, ..ExactRtt::default() }
+    }
+
+    /// One sample `tau` (s).
+    pub fn sample(&mut self, tau: f64) {
+        if self.srtt == 0.0 {
+            self.srtt = tau;
+            self.rttvar = tau / 2.0;
+        } else {
+            let delta = (tau - self.srtt).abs();
+            self.srtt += self.gain * (tau - self.srtt);
+            self.rttvar += (delta - self.rttvar) / 4.0;
+        }
+    }
+
+    /// srtt, if there was a sample.
+    pub fn srtt(&self) -> Option<f64> {
+        (self.srtt > 0.0).then_some(self.srtt)
+    }
+
+    /// Forget (a stale cache).
+    pub fn reset(&mut self) {
+        self.srtt = 0.0;
+        self.rttvar = 0.0;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -244,6 +244,9 @@ pub struct TcpConn {
     pub nackpack: u64,
     /// Window reductions for ECN echoes (ns-2 `necnresponses_`).
     pub necnresponses: u64,
+    /// Penalty-free restarts after a failed start-up (`LossVerdict::penalty_free`):
+    /// Fast Start's resets, by its reset timer or a partial ack.
+    pub nstartup_resets: u64,
     /// ECN: a window reduction is to be signalled with CWR on the next packet
     /// (ns-2 `cong_action_`); `ecn_backoff_`.
     cong_action: bool,
@@ -293,6 +296,7 @@ impl TcpConn {
             nfastrexmit: 0,
             nackpack: 0,
             necnresponses: 0,
+            nstartup_resets: 0,
             cong_action: false,
             ecn_backoff: false,
             ecn_to_echo: false,
@@ -412,6 +416,12 @@ impl TcpConn {
         if cb.is_shared() || (cb.burst_wait && cb.pace_timer.pending()) {
             return;
         }
+        // A plan's burst limit (Fast Start) tightens ns-2's maxburst.
+        let burst = match cb.burst {
+            Some(b) if cb.plan_conn == self.agent => b as i32,
+            _ => 0,
+        };
+        let maxburst = if burst > 0 && (maxburst == 0 || burst < maxburst) { burst } else { maxburst };
         let mut win = cb.tcb.window();
         let mut npackets = 0;
         while self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
@@ -426,18 +436,26 @@ impl TcpConn {
             win = cb.tcb.window();
             if maxburst > 0 && npackets == maxburst {
                 if self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
-                    self.burst_cut(cb, cx, maxburst);
+                    self.burst_cut(cb, cx, maxburst, burst > 0);
                 }
                 break;
             }
         }
     }
 
-    /// A burst was cut by the burst limit with more allowed: a rule that paces bursts
-    /// (sender adaptation) holds new data for the gap it asks for.
+    /// A burst was cut by the burst limit with more allowed by the window: burst pacing
+    /// (thesis §8.3, §9.3.4; `tcp::pacing::burst_gap`). The rule that set the limit -- a
+    /// start-up plan's `burst` (Fast Start) or the congestion control (sender
+    /// adaptation) -- gives the gap; nothing new leaves until the pacing timer releases
+    /// the next burst (ns-2.35 tcp.cc `send_much` returns while `burstsnd_timer_` is
+    /// pending).
     #[inline(never)]
-    fn burst_cut(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, maxburst: i32) {
-        if let Some(gap) = cb.cc.burst_gap(&cb.tcb, maxburst) {
+    fn burst_cut(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, maxburst: i32, plan_burst: bool) {
+        if cb.pace_timer.pending() {
+            return;
+        }
+        let gap = if plan_burst { cb.startup.burst_gap(&cb.tcb) } else { cb.cc.burst_gap(&cb.tcb, maxburst) };
+        if let Some(gap) = gap {
             cb.burst_wait = true;
             cb.pace_timer.resched(cx.sched, gap, self.agent, TIMER_PACE);
         }
@@ -509,7 +527,7 @@ impl TcpConn {
         cb.cc.on_send(&cb.tcb, &meta);
         let low_prio = cb.plan_active
             && cb.plan_conn == self.agent
-            && (cb.low_prio.is_some_and(|r| r.contains(seqno)) | cb.startup.on_send(&meta).low_prio);
+            && (cb.low_prio.is_some_and(|r| !retransmit && r.contains(seqno)) | cb.startup.on_send(&meta).low_prio);
         let force_set_rtx_timer = self.highest_ack == self.maxseq;
         let mut pkt = Packet::data(self.flow, self.dst_node, self.dst_agent, size, seqno, now);
         pkt.low_prio = low_prio;
@@ -582,7 +600,13 @@ impl TcpConn {
     // ------------------------------------------------------------------
 
     fn set_rtx_timer(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
-        let rto = cb.rtt.timeout(&self.p.rtt);
+        // While a plan runs, the start-up policy may replace the RTO (Fast Start's
+        // reset timer).
+        let over = if cb.plan_active { cb.startup.rtx_timeout(&cb.tcb, &cb.rtt, &self.p.rtt) } else { None };
+        let rto = match over {
+            Some(t) => t,
+            None => cb.rtt.timeout(&self.p.rtt),
+        };
         let bits = rto.to_bits();
         if self.rto_memo.0 != bits {
             self.rto_memo = (bits, SimTime::from_secs_f64(rto));
@@ -644,14 +668,32 @@ impl TcpConn {
         }
     }
 
-    /// A loss event that reduces the window: the start-up policy's verdict first (any
-    /// loss ends its plan), then the cut it asks for.
-    fn react_to_loss(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, loss: &LossEvent) {
-        cb.end_plan();
-        let verdict = {
-            let (startup, mut sc) = self.start_ctx(cb, cx, 0);
-            startup.on_loss(&mut sc, loss)
-        };
+    /// A loss event that reduces the window: the start-up policy's verdict first (a
+    /// loss ends its plan, unless the plan runs `through_losses` and the verdict is
+    /// `Cut` on anything but an RTO), then the cut it asks for.
+    fn react_to_loss(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, loss: &LossEvent) -> LossVerdict {
+        let keep = cb.plan_through_losses && loss.kind != LossKind::Rto;
+        if !keep {
+            cb.end_plan();
+        }
+        let verdict = self.startup_verdict(cb, cx, loss);
+        if keep {
+            if verdict.penalty_free() {
+                cb.end_plan();
+            } else {
+                cb.pacer = None;
+            }
+        }
+        self.apply_verdict(cb, loss, verdict);
+        verdict
+    }
+
+    fn startup_verdict(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, loss: &LossEvent) -> LossVerdict {
+        let (startup, mut sc) = self.start_ctx(cb, cx, 0);
+        startup.on_loss(&mut sc, loss)
+    }
+
+    fn apply_verdict(&mut self, cb: &mut ControlBlock, loss: &LossEvent, verdict: LossVerdict) {
         match verdict {
             LossVerdict::Cut => cb.cc.on_loss(&mut cb.tcb, loss),
             LossVerdict::Undo(w) => {
@@ -660,6 +702,21 @@ impl TcpConn {
             }
             LossVerdict::RestartNoPenalty => cb.tcb.cwnd = cb.tcb.initial_window(),
         }
+    }
+
+    /// After a penalty-free verdict (the window is already set): leave recovery, resend
+    /// go-back-N from the first unacked segment, re-arm the timer without back-off
+    /// (ns-2.35 tcp-fs.cc `timeout_nonrtx(TCP_TIMER_RESET)`: `recover_` = the
+    /// cumulative ack, `CLOSE_CWND_INIT`, `reset_rtx_timer(0, 0)`, `send_much`).
+    fn restart_after_failed_start(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
+        cb.tcb.dupwnd = 0;
+        self.dupacks = 0;
+        self.firstpartial = false;
+        self.recover = self.highest_ack;
+        cb.tcb.last_cwnd_action = CwndAction::Timeout;
+        self.nstartup_resets += 1;
+        self.reset_rtx_timer(cb, cx, false, false);
+        self.send_much(cb, cx, self.p.maxburst);
     }
 
     /// ns-2.35: tcp-reno.cc `RenoTcpAgent::timeout` + tcp.cc `TcpAgent::timeout`.
@@ -689,11 +746,14 @@ impl TcpConn {
                 let ev = self.loss_event(LossKind::IdleRestart, cx.now(), false);
                 cb.cc.on_loss(&mut cb.tcb, &ev);
             } else {
-                self.nrexmit += 1;
                 cb.tcb.last_cwnd_action = CwndAction::Timeout;
                 // A loss event ends start-up pacing (spec tcp-spand A7).
                 let ev = self.loss_event(LossKind::Rto, cx.now(), true);
-                self.react_to_loss(cb, cx, &ev);
+                if self.react_to_loss(cb, cx, &ev).penalty_free() {
+                    // A failed start-up, not congestion: no back-off, no timeout counted.
+                    return self.restart_after_failed_start(cb, cx);
+                }
+                self.nrexmit += 1;
             }
         }
         if nothing_outstanding && self.p.restart_bugfix {
@@ -744,7 +804,7 @@ impl TcpConn {
         };
         // The start-up policy sees the ack before the window it opened is used, so
         // that leaving its phase applies to what this ack releases.
-        if cb.plan_active {
+        if cb.plan_active || cb.every_ack {
             let sample = self.ack_sample(now, ack, cb.detail);
             let phase = {
                 let (startup, mut sc) = self.start_ctx(cb, cx, 0);
@@ -930,9 +990,13 @@ impl TcpConn {
 
     /// ns-2.35: tcp-newreno.cc `partialnewack_helper` + `partialnewack`.
     fn partialnewack_helper(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ackno: i64) {
-        // The congestion control hears of it (ns-2's own rule does nothing).
+        // The start-up policy (while a plan runs) and the congestion control hear of
+        // it (ns-2's own rule does nothing).
         let ev = self.loss_event(LossKind::PartialAck, cx.now(), false);
-        cb.cc.on_loss(&mut cb.tcb, &ev);
+        let verdict = if cb.plan_active { self.startup_verdict(cb, cx, &ev) } else { LossVerdict::Cut };
+        if !verdict.penalty_free() {
+            cb.cc.on_loss(&mut cb.tcb, &ev);
+        }
         if !self.firstpartial {
             // newreno_changes1_: reset the timer only for the first partial ack.
             self.firstpartial = true;
@@ -958,6 +1022,14 @@ impl TcpConn {
         if self.rtt_active && ackno >= self.rtt_seq {
             self.rtt_active = false;
             cb.rtt.t_backoff = 1;
+        }
+        if verdict.penalty_free() {
+            // Fast Start (A.7.3): several losses in a fast-start window; slow start
+            // at once instead of one repair per RTT (ns-2.35 tcp-fs.cc
+            // `NewRenoTcpFsAgent::partialnewack_helper`).
+            cb.end_plan();
+            self.apply_verdict(cb, &ev, verdict);
+            return self.restart_after_failed_start(cb, cx);
         }
         let seq = self.last_ack + 1;
         self.output(cb, cx, seq);

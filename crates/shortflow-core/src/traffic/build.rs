@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::{dist, App, Apps, Rounds, Telnet, UdpGen, UdpSource};
+use super::{dist, App, Apps, Page, Rounds, Telnet, UdpGen, UdpSource, Waiter};
 use crate::config::*;
 use crate::engine::{Event, Scheduler};
 use crate::error::{err, positive_time_s, suggest, time_s, ConfigError};
@@ -36,6 +36,7 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
     let mut apps: Vec<App> = Vec::with_capacity(cfg.apps.len());
     let mut flow_app: Vec<Option<u32>> = vec![None; cfg.flows.len()];
     let mut finite_apps_left = 0;
+    let mut waiters: Vec<Waiter> = Vec::new();
     let flow_ix: HashMap<&str, u32> = cfg.flows.iter().enumerate().map(|(i, f)| (f.name.as_str(), i as u32)).collect();
     let flow_of = |field: String, name: &str| -> Result<u32, ConfigError> {
         flow_ix
@@ -57,18 +58,33 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
             flows[fi as usize].sender.ok_or_else(|| err(field, &cfg.flows[fi as usize].name, "this application needs a TCP flow"))
         };
         match a {
-            AppConfig::Ftp { flow, start_s, bytes } => {
+            AppConfig::Ftp { flow, start_s, bytes, start_jitter_s, start_after } => {
                 let fi = flow_of(format!("{f}.flow"), flow)?;
                 let sender = tcp_sender(fi, format!("{f}.flow"))?;
                 claim(fi, format!("{f}.flow"), &mut flow_app)?;
-                let start = time_s(&format!("{f}.start_s"), *start_s)?;
+                let s0 = secs(&format!("{f}.start_s"), *start_s)?;
+                let j = secs(&format!("{f}.start_jitter_s"), *start_jitter_s)?;
                 if let Some(b) = bytes {
                     if *b == 0 {
                         return Err(err(format!("{f}.bytes"), b, "must be at least 1 byte"));
                     }
                     finite_apps_left += 1;
                 }
-                sched.at(start, Event::App { app: ai, token: 0 });
+                let s = if j > 0.0 { s0 + Rng::for_source(cfg.seed, &format!("ftp:{flow}")).uniform() * j } else { s0 };
+                let start = time_s(&format!("{f}.start_s"), s)?;
+                if start_after.is_empty() {
+                    sched.at(start, Event::App { app: ai, token: 0 });
+                } else {
+                    let mut after = Vec::with_capacity(start_after.len());
+                    for (k, name) in start_after.iter().enumerate() {
+                        let w = flow_of(format!("{f}.start_after[{k}]"), name)?;
+                        if w == fi {
+                            return Err(err(format!("{f}.start_after[{k}]"), name, "an application cannot wait for its own flow"));
+                        }
+                        after.push(w);
+                    }
+                    waiters.push(Waiter { app: ai, flows: after, delay: start, fired: false });
+                }
                 apps.push(App::Ftp { sender, start, bytes: *bytes });
             }
             AppConfig::Rounds(rc) => {
@@ -91,10 +107,47 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                     if sz.len() != rc.flows.len() {
                         return Err(err(format!("{f}.sizes_bytes"), sz.len(), format!("needs one size per flow ({})", rc.flows.len())));
                     }
+                    if rc.round_sizes_bytes.is_some() {
+                        return Err(err(format!("{f}.round_sizes_bytes"), "[..]", "give per-flow sizes_bytes or per-round round_sizes_bytes, not both"));
+                    }
                 }
+                if let Some(v) = &rc.round_sizes_bytes {
+                    if v.len() != rc.rounds as usize {
+                        return Err(err(format!("{f}.round_sizes_bytes"), v.len(), format!("needs one size per round ({})", rc.rounds)));
+                    }
+                    if let Some(k) = v.iter().position(|&b| b == 0) {
+                        return Err(err(format!("{f}.round_sizes_bytes[{k}]"), 0, "must be at least 1 byte"));
+                    }
+                }
+                let mut round_jitter = None;
+                if let Some(v) = &rc.round_jitter_s {
+                    if v.len() != rc.rounds as usize {
+                        return Err(err(format!("{f}.round_jitter_s"), v.len(), format!("needs one width per round ({})", rc.rounds)));
+                    }
+                    let mut out = Vec::with_capacity(v.len());
+                    for (k, &x) in v.iter().enumerate() {
+                        out.push(SimTime::from_secs_f64(secs(&format!("{f}.round_jitter_s[{k}]"), x)?));
+                    }
+                    if fc < v[0] / 2.0 {
+                        return Err(err(format!("{f}.first_center_s"), fc, format!("must be at least round_jitter_s[0]/2 = {}", v[0] / 2.0)));
+                    }
+                    round_jitter = Some(out);
+                }
+                let page = match &rc.page {
+                    None => None,
+                    Some(p) => {
+                        if p.html_bytes == 0 {
+                            return Err(err(format!("{f}.page.html_bytes"), 0, "must be at least 1 byte"));
+                        }
+                        let gap = secs(&format!("{f}.page.request_gap_s"), p.request_gap_s)?;
+                        Some((p.html_bytes, SimTime::from_secs_f64(gap)))
+                    }
+                };
                 let mut ss = Vec::new();
+                let mut fl = Vec::new();
                 let mut pkts = Vec::new();
                 let mut bytes = Vec::new();
+                let mut psize = 0;
                 for (k, name) in rc.flows.iter().enumerate() {
                     let fi = flow_of(format!("{f}.flows[{k}]"), name)?;
                     let sender = tcp_sender(fi, format!("{f}.flows[{k}]"))?;
@@ -104,16 +157,27 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                         return Err(err(format!("{f}.size_bytes"), b, "must be at least 1 byte"));
                     }
                     let ps = flows[fi as usize].packet_size as u64;
+                    if k > 0 && ps != psize && (rc.round_sizes_bytes.is_some() || page.is_some()) {
+                        return Err(err(format!("{f}.flows[{k}]"), name, "per-round sizes and pages need one packet size for every flow"));
+                    }
+                    psize = ps;
                     ss.push(sender);
+                    fl.push(fi);
                     pkts.push(b.div_ceil(ps) as i64);
                     bytes.push(b);
                 }
+                let n = ss.len();
                 let mut r = Rounds {
                     senders: ss,
+                    flows: fl,
                     pkts,
                     bytes,
+                    round_sizes: rc.round_sizes_bytes.as_ref().map(|v| v.iter().map(|&b| (b.div_ceil(psize) as i64, b)).collect()),
                     rounds: rc.rounds,
                     jitter: SimTime::from_secs_f64(jitter),
+                    round_jitter,
+                    page: page.map(|(b, gap)| Page { html_pkts: b.div_ceil(psize) as i64, html_bytes: b, request_gap: gap }),
+                    html_done: vec![false; n],
                     idle: SimTime::from_secs_f64(idle),
                     first_center: SimTime::from_secs_f64(fc),
                     timing: rc.timing,
@@ -194,5 +258,6 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
             }
         }
     }
-    Ok(Apps { list: apps, flow_app, udp_src_app, finite_left: finite_apps_left })
+    let first_done = vec![false; cfg.flows.len()];
+    Ok(Apps { list: apps, flow_app, udp_src_app, finite_left: finite_apps_left, waiters, first_done })
 }

@@ -25,11 +25,21 @@ use crate::world::Ctx;
 pub struct Rounds {
     /// Sender indices (into the world's sender table), in configuration order.
     pub senders: Vec<u32>,
+    /// Flow indices of the connections, in the same order.
+    pub flows: Vec<u32>,
     /// Packets and bytes of each connection's file.
     pub pkts: Vec<i64>,
     pub bytes: Vec<u64>,
+    /// Per-round file sizes (packets, bytes), replacing `pkts`/`bytes` when given.
+    pub round_sizes: Option<Vec<(i64, u64)>>,
     pub rounds: u32,
     pub jitter: SimTime,
+    /// Per-round start-window widths, replacing `jitter` when given.
+    pub round_jitter: Option<Vec<SimTime>>,
+    /// Web page model: the HTML object (packets, bytes) and the request gap.
+    pub page: Option<Page>,
+    /// Per connection: the HTML of the current page is delivered (images next).
+    pub html_done: Vec<bool>,
     pub idle: SimTime,
     pub first_center: SimTime,
     pub timing: RoundTiming,
@@ -39,14 +49,36 @@ pub struct Rounds {
     pub done: bool,
 }
 
+/// A Web page's HTML object and the delay of the follow-up request (see
+/// `config::PageConfig`).
+#[derive(Clone, Copy, Debug)]
+pub struct Page {
+    pub html_pkts: i64,
+    pub html_bytes: u64,
+    pub request_gap: SimTime,
+}
+
 impl Rounds {
+    /// Width of round `r`'s start window.
+    pub fn jitter_of(&self, r: u32) -> SimTime {
+        self.round_jitter.as_ref().map_or(self.jitter, |v| v[r as usize])
+    }
+
+    /// Packets and bytes of connection `i`'s file in round `r`.
+    pub fn file(&self, i: usize, r: u32) -> (i64, u64) {
+        match &self.round_sizes {
+            Some(v) => v[r as usize],
+            None => (self.pkts[i], self.bytes[i]),
+        }
+    }
+
     /// Centre of round `r` given the previous round's last completion.
     pub fn center(&self, r: u32, last_completion: SimTime) -> SimTime {
         if r == 0 {
             return self.first_center;
         }
         match self.timing {
-            RoundTiming::AfterLast => last_completion + self.idle + SimTime(self.jitter.0 / 2),
+            RoundTiming::AfterLast => last_completion + self.idle + SimTime(self.jitter_of(r).0 / 2),
             RoundTiming::FixedPeriod { period_s } => {
                 self.first_center + SimTime::from_secs_f64(period_s * r as f64)
             }
@@ -56,11 +88,12 @@ impl Rounds {
     /// Schedule the starts of round `self.round` (token = index of the connection).
     pub fn schedule_round(&mut self, app: u32, now: SimTime, last_completion: SimTime, sched: &mut crate::engine::Scheduler) {
         let c = self.center(self.round, last_completion);
+        let jitter = self.jitter_of(self.round).as_secs_f64();
         self.outstanding = self.senders.len() as u32;
         for i in 0..self.senders.len() {
             // U(c - J/2, c + J/2), drawn per connection in order.
-            let off = self.rng.uniform() * self.jitter.as_secs_f64();
-            let start = SimTime::from_secs_f64((c.as_secs_f64() - self.jitter.as_secs_f64() / 2.0 + off).max(0.0));
+            let off = self.rng.uniform() * jitter;
+            let start = SimTime::from_secs_f64((c.as_secs_f64() - jitter / 2.0 + off).max(0.0));
             let start = if start < now { now } else { start };
             sched.at(start, Event::App { app, token: i as u32 });
         }
@@ -122,6 +155,19 @@ pub struct Apps {
     pub udp_src_app: Vec<Option<u32>>,
     /// Finite applications (rounds, finite FTP) not yet finished.
     pub finite_left: usize,
+    /// Applications waiting for flows' first downloads (`start_after`).
+    pub waiters: Vec<Waiter>,
+    /// Per flow: has it completed its first download?
+    pub first_done: Vec<bool>,
+}
+
+/// An application that starts `delay` after every flow of `flows` has completed its
+/// first download.
+pub struct Waiter {
+    pub app: u32,
+    pub flows: Vec<u32>,
+    pub delay: SimTime,
+    pub fired: bool,
 }
 
 impl Apps {
@@ -136,8 +182,17 @@ impl Apps {
                 }
             },
             App::Rounds(r) => {
-                let i = token as usize;
-                let (sender, n, b, round) = (r.senders[i], r.pkts[i], r.bytes[i], r.round);
+                // Tokens 0..n start connection i's download; n..2n its images (page model).
+                let k = r.senders.len();
+                let i = token as usize % k;
+                let (sender, round) = (r.senders[i], r.round);
+                let (n, b) = match r.page {
+                    Some(p) if (token as usize) < k => {
+                        r.html_done[i] = false;
+                        (p.html_pkts, p.html_bytes)
+                    }
+                    _ => r.file(i, round),
+                };
                 senders.start_transfer(cx, sender, n, round, b);
             }
             App::Telnet(t) => {
@@ -150,12 +205,31 @@ impl Apps {
         }
     }
 
-    /// A transfer of `flow` completed at `now`: rounds start their next round.
+    /// A transfer of `flow` completed at `now`: rounds start their next round (or a
+    /// page its images); waiting applications start after first downloads.
     pub fn transfer_done(&mut self, flow: u32, now: SimTime, sched: &mut Scheduler) {
         let Some(ai) = self.flow_app[flow as usize] else { return };
         match &mut self.list[ai as usize] {
-            App::Ftp { .. } => self.finite_left = self.finite_left.saturating_sub(1),
+            App::Ftp { .. } => {
+                self.finite_left = self.finite_left.saturating_sub(1);
+                self.download_done(flow, now, sched);
+            }
             App::Rounds(r) => {
+                if let Some(p) = r.page {
+                    let i = r.flows.iter().position(|&f| f == flow).expect("a flow of this rounds app");
+                    if !r.html_done[i] {
+                        // The HTML is delivered: the pipelined request for the images.
+                        r.html_done[i] = true;
+                        let token = (r.senders.len() + i) as u32;
+                        sched.at(now + p.request_gap, Event::App { app: ai, token });
+                        return;
+                    }
+                }
+                if r.round == 0 {
+                    // (r's borrow ends here; re-taken below.)
+                    self.download_done(flow, now, sched);
+                }
+                let App::Rounds(r) = &mut self.list[ai as usize] else { unreachable!() };
                 r.outstanding = r.outstanding.saturating_sub(1);
                 if r.outstanding == 0 && !r.done {
                     r.round += 1;
@@ -168,6 +242,19 @@ impl Apps {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// `flow` completed its first download: start the waiters it was the last one for.
+    fn download_done(&mut self, flow: u32, now: SimTime, sched: &mut Scheduler) {
+        if self.waiters.is_empty() || std::mem::replace(&mut self.first_done[flow as usize], true) {
+            return;
+        }
+        for w in &mut self.waiters {
+            if !w.fired && w.flows.iter().all(|&f| self.first_done[f as usize]) {
+                w.fired = true;
+                sched.at(now + w.delay, Event::App { app: w.app, token: 0 });
+            }
         }
     }
 

@@ -192,6 +192,18 @@ fn red_forced_drop_victims() {
 }
 
 #[test]
+fn red_forced_drops_evict_the_tail_most_low_priority_packet() {
+    // Spec A.8 under RED: waiting D1* D2 D3* when D4 arrives (forced): the tail-most
+    // low-priority packet, D3*, goes before any normal one; then waiting D1* D2 D4 when
+    // L5* arrives: the arrival itself is the tail-most low-priority packet; then D6
+    // evicts D1*; with no low-priority packet left, D7 is tail-dropped.
+    let mut r = LinkRig::new(&red(r#", "victim": "low_priority_first""#));
+    r.offer(0, &[data(0), low(1), data(2), low(3), data(4), low(5), data(6), data(7)]);
+    assert_eq!(r.delivered(), vec![(1000, "D0"), (2000, "D2"), (3000, "D4"), (4000, "D6")]);
+    assert_eq!(r.dropped(), ["D3*", "D5*", "D1*", "D7"]);
+}
+
+#[test]
 fn red_random_victim_is_ns2_drop_rand() {
     let a = {
         let mut r = LinkRig::new(&red(r#", "drop_rand": true"#));

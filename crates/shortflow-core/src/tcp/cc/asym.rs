@@ -11,8 +11,8 @@
 //!   `maxburst x srtt_exact / window` later ([`SenderAdaptation::burst_gap`]), so a
 //!   window is spread over one round trip (ns-2.35 `send_helper`). The sender's
 //!   `send_much` asks for the gap; nothing new leaves while it runs.
-//! - `srtt_exact`: a fine-grained smoothed RTT, `srtt = g x tau + (1 - g) x srtt`
-//!   (first sample taken as is). ns-2.35 takes tau from the ack's timestamp echo; we
+//! - `srtt_exact`: the fine-grained estimator Fast Start uses too
+//!   ([`ExactRtt`](crate::tcp::rtt::ExactRtt), srtt gain `g`, first sample as is). ns-2.35 takes tau from the ack's timestamp echo; we
 //!   take the sender's per-ack sample (`AckSample::rtt`: the newest newly acked
 //!   segment sent once), which is the same time when that segment triggered the ack.
 //!   Before the first sample there is no pacing (bursts are only limited).
@@ -20,6 +20,8 @@
 use super::ns2::{opencwnd, Ns2Standard};
 use super::{CongestionControl, Tcb};
 use crate::error::ConfigError;
+use crate::tcp::pacing::burst_gap;
+use crate::tcp::rtt::ExactRtt;
 use crate::tcp::events::{AckSample, LossEvent};
 use crate::time::SimTime;
 
@@ -27,9 +29,8 @@ use crate::time::SimTime;
 pub struct SenderAdaptation {
     /// ns-2 `g_`.
     pub gain: f64,
-    /// Smoothed fine-grained RTT (s), `None` before the first sample (ns-2
-    /// `t_exact_srtt_` = 0).
-    pub srtt_exact: Option<f64>,
+    /// Fine-grained RTT (ns-2 `t_exact_srtt_`; no sample: no pacing).
+    pub exact: ExactRtt,
 }
 
 impl SenderAdaptation {
@@ -46,26 +47,20 @@ impl SenderAdaptation {
                 "sender adaptation paces bursts of tcp.maxburst segments: set it to at least 1 (thesis: 4)",
             ));
         }
-        Ok(SenderAdaptation { gain, srtt_exact: None })
+        Ok(SenderAdaptation { gain, exact: ExactRtt::with_gain(gain) })
     }
 
     /// The wait before the next burst after a burst of `maxburst` segments cut short
-    /// by the limit: `maxburst x srtt_exact / window` (ns-2.35 `send_helper`).
+    /// by the limit ([`burst_gap`]: `maxburst x srtt_exact / window`).
     pub fn burst_gap(&self, t: &Tcb, maxburst: i32) -> Option<SimTime> {
-        let srtt = self.srtt_exact?;
-        let w = t.window().max(1) as f64;
-        Some(SimTime::from_secs_f64(srtt * maxburst as f64 / w))
+        burst_gap(maxburst.max(0) as u32, self.exact.srtt(), t.window())
     }
 }
 
 impl CongestionControl for SenderAdaptation {
     fn on_ack(&mut self, t: &mut Tcb, ack: &AckSample) {
         if let Some(tau) = ack.rtt {
-            let tau = tau.as_secs_f64();
-            self.srtt_exact = Some(match self.srtt_exact {
-                Some(s) => self.gain * tau + (1.0 - self.gain) * s,
-                None => tau,
-            });
+            self.exact.sample(tau.as_secs_f64());
         }
         for _ in 0..ack.newly_acked.max(1) {
             opencwnd(t);
@@ -77,7 +72,7 @@ impl CongestionControl for SenderAdaptation {
     }
 
     fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
-        out.push(("srtt_exact_s", self.srtt_exact.unwrap_or(0.0)));
+        out.push(("srtt_exact_s", self.exact.srtt));
     }
 
     fn wants_detail(&self) -> bool {

@@ -9,12 +9,20 @@
 //!   TCP/SPAND spec §2.6 and §3.2 put the restart logic exactly there). It returns a
 //!   [`StartPlan`]: an optional [`Pacer`] for the first window, an optional range of
 //!   sequence numbers sent at low drop priority, and whether to watch acks.
-//! - `on_send` (per segment) and `on_ack` (per ack) while the plan is active; `on_ack`
-//!   answers [`Phase::Exit`] to end it (pacing and low-priority marking stop).
+//! - `on_send` (per segment) and `on_ack` (per ack) while the plan is active (`on_ack`
+//!   on every ack for a policy that [`wants_every_ack`](StartupPolicy::wants_every_ack));
+//!   `on_ack` answers [`Phase::Exit`] to end the plan (pacing, bursts, low-priority
+//!   marking and the timer override stop).
 //! - `on_loss`: at every loss event *before* the window is cut or the timer backed
 //!   off; the [`LossVerdict`] says whether congestion control cuts as usual, the sender
-//!   restores a saved window (a failed fast start), or restarts without penalty. Any
-//!   loss ends the plan.
+//!   restores a saved window (a failed fast start), or restarts without penalty. The
+//!   two penalty-free verdicts also spare the RTO its back-off and send go-back-N from
+//!   the first unacked segment. A loss ends the plan, unless the plan says
+//!   `through_losses` (then only an RTO or a penalty-free verdict ends it). Partial acks
+//!   of NewReno's recovery are loss events for the policy only while a plan is active.
+//! - `rtx_timeout`: while the plan is active, the retransmission timer may use the
+//!   policy's timeout instead of the RTO (Fast Start's fine-grained reset timer).
+//! - `burst_gap`: with a plan's `burst` limit, the delay before the next burst.
 //! - `on_transfer_done`: when the last packet of an application transfer is acked.
 //!
 //! What a policy may read and change is in [`StartCtx`]: the window, the RTT
@@ -26,6 +34,7 @@
 //! `from_config`, a variant in [`AnyStartup`] and its arm in each match below, and a
 //! variant in `config::StartupConfig` (plus `build` below).
 
+pub mod fast_start;
 pub mod idle_restart;
 pub mod ns2;
 #[cfg(test)]
@@ -42,6 +51,7 @@ use crate::tcp::pacing::Pacer;
 use crate::tcp::rtt::{RttEstimator, RttParams};
 use crate::time::SimTime;
 
+pub use fast_start::FastStart;
 pub use idle_restart::IdleRestart;
 pub use ns2::{Ns2, NoRestart};
 pub use spand::Spand;
@@ -97,8 +107,17 @@ impl SeqRange {
 pub struct StartPlan {
     /// Space out a range of new segments (TCP/SPAND's paced first window).
     pub pacer: Option<Pacer>,
-    /// Send these segments at low drop priority (TCP Fast Start).
+    /// Send these segments at low drop priority (TCP Fast Start). Only their first
+    /// transmission: a retransmission goes at normal priority.
     pub low_prio: Option<SeqRange>,
+    /// Send new segments of the connection in bursts of at most this many; when a
+    /// burst leaves more allowed by the window, the next one follows after
+    /// [`StartupPolicy::burst_gap`] (TCP Fast Start's burst pacing, spec A.6).
+    pub burst: Option<u32>,
+    /// The plan outlives loss events the policy answers with [`LossVerdict::Cut`]
+    /// (Fast Start's fs_mode lasts through a fast retransmit); its pacer stops. An RTO
+    /// or a penalty-free verdict still ends it.
+    pub through_losses: bool,
     /// Call `on_send`/`on_ack` even without pacing or marking.
     pub watch: bool,
 }
@@ -106,7 +125,7 @@ pub struct StartPlan {
 impl StartPlan {
     /// The plan needs the per-send and per-ack hooks.
     pub fn is_active(&self) -> bool {
-        self.pacer.is_some() || self.low_prio.is_some() || self.watch
+        self.pacer.is_some() || self.low_prio.is_some() || self.burst.is_some() || self.watch
     }
 }
 
@@ -120,7 +139,8 @@ pub trait StartupPolicy {
     fn on_send(&mut self, _meta: &SendMeta) -> SendMarks {
         SendMarks::default()
     }
-    /// An ack arrived while the plan is active (after the mechanism processed it).
+    /// An ack arrived while the plan is active, or any ack if the policy
+    /// `wants_every_ack` (after the mechanism processed it).
     fn on_ack(&mut self, _cx: &mut StartCtx, _ack: &AckSample) -> Phase {
         Phase::Stay
     }
@@ -134,6 +154,21 @@ pub trait StartupPolicy {
     /// nothing outstanding closing cwnd to 1)? Every policy but `Ns2` does.
     fn replaces_idle_restart(&self) -> bool {
         true
+    }
+    /// While the plan is active: the retransmission timer's timeout (s) to use instead
+    /// of the RTO, if any (Fast Start's fine-grained reset timer, spec A.7.1). Asked
+    /// at each (re)arming of the timer.
+    fn rtx_timeout(&self, _tcb: &Tcb, _rtt: &RttEstimator, _rttp: &RttParams) -> Option<f64> {
+        None
+    }
+    /// The delay before the next burst of a plan with a `burst` limit, given the
+    /// window now; `None` sends the next burst only when an ack allows it.
+    fn burst_gap(&self, _tcb: &Tcb) -> Option<SimTime> {
+        None
+    }
+    /// Call `on_ack` on every ack, plan or not (a policy keeping its own estimator).
+    fn wants_every_ack(&self) -> bool {
+        false
     }
     /// Does the policy read per-segment detail (`AckSample::rtt`/`rate`,
     /// `LossEvent::lost_sent_at`/`lost_low_prio`)? See `CongestionControl::wants_detail`.
@@ -153,6 +188,8 @@ pub enum AnyStartup {
     NoRestart(NoRestart),
     /// TCP/SPAND.
     Spand(Spand),
+    /// TCP Fast Start (thesis ch. 8).
+    FastStart(Box<FastStart>),
     /// Tests of the sender's side of the contract.
     #[cfg(test)]
     Scripted(scripted::Scripted),
@@ -172,6 +209,7 @@ macro_rules! dispatch {
             AnyStartup::IdleRestart($p) => $call,
             AnyStartup::NoRestart($p) => $call,
             AnyStartup::Spand($p) => $call,
+            AnyStartup::FastStart($p) => $call,
             #[cfg(test)]
             AnyStartup::Scripted($p) => $call,
         }
@@ -192,6 +230,7 @@ impl AnyStartup {
             StartupConfig::IdleRestart => AnyStartup::IdleRestart(IdleRestart),
             StartupConfig::NoRestart => AnyStartup::NoRestart(NoRestart),
             StartupConfig::Spand(sc) => AnyStartup::Spand(Spand::from_config(field, sc, tcp_window, resolve_gateway)?),
+            StartupConfig::FastStart(fc) => AnyStartup::FastStart(Box::new(FastStart::from_config(field, fc)?)),
         })
     }
 
@@ -221,5 +260,15 @@ impl AnyStartup {
     }
     pub fn wants_detail(&self) -> bool {
         dispatch!(self, p => p.wants_detail())
+    }
+    pub fn wants_every_ack(&self) -> bool {
+        dispatch!(self, p => p.wants_every_ack())
+    }
+    #[inline]
+    pub fn rtx_timeout(&self, tcb: &Tcb, rtt: &RttEstimator, rttp: &RttParams) -> Option<f64> {
+        dispatch!(self, p => p.rtx_timeout(tcb, rtt, rttp))
+    }
+    pub fn burst_gap(&self, tcb: &Tcb) -> Option<SimTime> {
+        dispatch!(self, p => p.burst_gap(tcb))
     }
 }

@@ -34,6 +34,7 @@ impl StartupPolicy for Scripted {
             pacer: None,
             low_prio: self.low_prio.map(|(a, b)| SeqRange { first: cx.t_seqno + a, last: cx.t_seqno + b }),
             watch: self.watch,
+            ..StartPlan::default()
         }
     }
     fn on_send(&mut self, meta: &SendMeta) -> SendMarks {

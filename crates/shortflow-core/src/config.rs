@@ -165,6 +165,14 @@ pub struct LinkConfig {
     /// Propagation delay of the reverse direction when `duplex`; defaults to `delay_s`.
     #[serde(default)]
     pub reverse_delay_s: Option<f64>,
+    /// Uniform random loss: each packet that crosses the link (src -> dst) is lost
+    /// with this probability, independently (ns-2 `ErrorModel` with `unit_ pkt` on the
+    /// link; P4 Fig. 3). 0: none.
+    #[serde(default)]
+    pub loss: f64,
+    /// Loss probability of the reverse direction when `duplex`; defaults to `loss`.
+    #[serde(default)]
+    pub reverse_loss: Option<f64>,
 }
 
 /// Queue discipline at the head of a link.
@@ -539,9 +547,81 @@ pub enum CcConfig {
         #[serde(default = "d_sa_gain")]
         gain: f64,
     },
+    /// TCP Vienna (Ziegler et al., size-based congestion control; spec
+    /// fairshare-and-sizebased part B): NewReno whose α, β, γ follow the transfer's size.
+    Vienna(ViennaCcConfig),
 }
 fn d_sa_gain() -> f64 {
     0.125
+}
+
+/// TCP Vienna's settings (spec fairshare-and-sizebased B.5, B.11). Defaults are the
+/// spec's: TCP-V2, Eq. 4 read literally with M = 600, E[W] variant F, P4's paired
+/// candidates, p = (0.75 L + 0.25 R) / N, the model's b = 2 (delayed acks), β at every
+/// fast retransmit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ViennaCcConfig {
+    /// `sent` (TCP-V2: the data sent so far) or `known` (TCP-V1: the transfer's size).
+    #[serde(default)]
+    pub size: ViennaSize,
+    /// `literal` (next = N + min(M, 2^N)) or `doubling` (next = N + min(M, 2^k)).
+    #[serde(default)]
+    pub schedule: ViennaSchedule,
+    /// M of Eq. 4 (segments).
+    #[serde(default = "d_vienna_m")]
+    pub max_interval: u32,
+    /// `f` (first-principles generalisation, default) or `p2` (P4's Eq. 3 corrected).
+    #[serde(default)]
+    pub window_model: ViennaWindowModel,
+    /// Cross every α with every β (5 x 5 x 2) instead of P4's pairs.
+    #[serde(default)]
+    pub full_grid: bool,
+    /// Weight of L (fast retransmits + partial acks) in the loss estimate.
+    #[serde(default = "d_vienna_a")]
+    pub loss_weight: f64,
+    /// Segments per ack the model assumes (2: delayed acks at the receiver, P4).
+    #[serde(default = "d_vienna_b")]
+    pub model_b: f64,
+    /// ns-2's `decrease_num_` compatibility: the first decrease (and any in slow
+    /// start) halves whatever β is.
+    #[serde(default)]
+    pub ns2_first_decrease_halves: bool,
+}
+fn d_vienna_m() -> u32 {
+    600
+}
+fn d_vienna_a() -> f64 {
+    0.75
+}
+fn d_vienna_b() -> f64 {
+    2.0
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ViennaSize {
+    /// TCP-V2.
+    #[default]
+    Sent,
+    /// TCP-V1.
+    Known,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ViennaSchedule {
+    #[default]
+    Literal,
+    Doubling,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ViennaWindowModel {
+    #[default]
+    F,
+    P2,
 }
 fn d_window() -> u32 {
     20

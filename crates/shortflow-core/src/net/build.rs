@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::link::Link;
+use super::link::{Link, RandomLoss};
 use super::routing::Routes;
 use super::Network;
 use crate::config::SimConfig;
@@ -68,18 +68,23 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
         }
         let delay_t = time_s(&format!("{f}.delay_s"), l.delay_s)?;
         let delay = l.delay_s;
-        let mut dirs = vec![(s, d, &l.queue, rate, delay, delay_t)];
+        let loss = probability(&format!("{f}.loss"), l.loss)?;
+        let mut dirs = vec![(s, d, &l.queue, rate, delay, delay_t, loss)];
         if l.duplex {
             let (rrate, rdelay, rdelay_t) = reverse_direction(&f, l, rate, delay, delay_t)?;
-            dirs.push((d, s, l.reverse_queue.as_ref().unwrap_or(&l.queue), rrate, rdelay, rdelay_t));
+            let rloss = match l.reverse_loss {
+                None => loss,
+                Some(p) => probability(&format!("{f}.reverse_loss"), p)?,
+            };
+            dirs.push((d, s, l.reverse_queue.as_ref().unwrap_or(&l.queue), rrate, rdelay, rdelay_t, rloss));
         } else {
-            for (name, given) in [("reverse_rate_bps", l.reverse_rate_bps.is_some()), ("reverse_delay_s", l.reverse_delay_s.is_some()), ("reverse_queue", l.reverse_queue.is_some())] {
+            for (name, given) in [("reverse_rate_bps", l.reverse_rate_bps.is_some()), ("reverse_delay_s", l.reverse_delay_s.is_some()), ("reverse_queue", l.reverse_queue.is_some()), ("reverse_loss", l.reverse_loss.is_some())] {
                 if given {
                     return Err(err(format!("{f}.{name}"), "set", "only a duplex link has a reverse direction (duplex = false)"));
                 }
             }
         }
-        for (k, (a, b, q, rate, delay, delay_t)) in dirs.into_iter().enumerate() {
+        for (k, (a, b, q, rate, delay, delay_t, loss)) in dirs.into_iter().enumerate() {
             if let Some(prev) = seen_pairs.insert((a, b), i) {
                 return Err(err(
                     format!("{f}"),
@@ -89,7 +94,12 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
             }
             let qf = if k == 0 { format!("{f}.queue") } else { format!("{f}.reverse_queue") };
             let queue = crate::net::queue::build(&qf, q, rate, delay)?;
-            links.push(Link::new(a, b, rate.round() as u64, delay_t, queue));
+            let mut link = Link::new(a, b, rate.round() as u64, delay_t, queue);
+            if loss > 0.0 {
+                let name = format!("loss:{}->{}", cfg.nodes[a as usize], cfg.nodes[b as usize]);
+                link.loss = Some(Box::new(RandomLoss { p: loss, rng: Rng::for_source(cfg.seed, &name), lost: 0 }));
+            }
+            links.push(link);
             link_pairs.push((a, b));
         }
     }
@@ -136,6 +146,14 @@ fn reverse_direction(f: &str, l: &crate::config::LinkConfig, rate: f64, delay: f
         Some(d) => (d, time_s(&format!("{f}.reverse_delay_s"), d)?),
     };
     Ok((rate, delay, delay_t))
+}
+
+/// A loss probability: a number in [0, 1).
+fn probability(field: &str, p: f64) -> Result<f64, ConfigError> {
+    if !(p.is_finite() && (0.0..1.0).contains(&p)) {
+        return Err(err(field, p, "must be a probability in [0, 1) (0: no loss)"));
+    }
+    Ok(p)
 }
 
 fn parse_addr(field: &str, s: &str) -> Result<u32, ConfigError> {

@@ -13,6 +13,7 @@
 //! events resolve exactly as in ns-2.
 
 use crate::net::queue::AnyQueue;
+use crate::rng::Rng;
 use crate::time::{tx_time, SimTime};
 
 pub struct Link {
@@ -43,9 +44,31 @@ pub struct Link {
     pub(crate) passthrough: bool,
     /// The element at the far node (`net::element`), or `NO_ELEM`.
     pub(crate) dst_elem: u32,
+    /// Uniform random loss on this link, if any (`LinkConfig::loss`).
+    pub loss: Option<Box<RandomLoss>>,
     /// The rate the memo was computed for (`rate_bps` is public: if it is changed, the
     /// memo is dropped).
     txt_memo_rate: u64,
+}
+
+/// Independent random loss of packets crossing a link, with its own random stream
+/// (one per link: adding a lossy link changes no other source's draws).
+#[derive(Clone, Debug)]
+pub struct RandomLoss {
+    pub p: f64,
+    pub rng: Rng,
+    /// Packets lost so far (also counted in `Link::drops`).
+    pub lost: u64,
+}
+
+impl RandomLoss {
+    /// Draw for one packet: lost?
+    #[inline]
+    pub fn lose(&mut self) -> bool {
+        let lost = self.rng.uniform() < self.p;
+        self.lost += lost as u64;
+        lost
+    }
 }
 
 impl Link {
@@ -76,6 +99,7 @@ impl Link {
             txt_memo: Self::empty_memo(rate_bps),
             passthrough,
             dst_elem: crate::net::element::NO_ELEM,
+            loss: None,
             txt_memo_rate: rate_bps,
         }
     }

@@ -260,6 +260,9 @@ impl Network {
     /// A packet finished propagating on link `l` and reaches the link's far node.
     #[inline]
     pub fn arrive(&mut self, sched: &mut Scheduler, l: u32, pkt: PktId) -> Arrival {
+        if self.links[l as usize].loss.is_some() && self.lost_on_link(sched.now(), l, pkt) {
+            return Arrival::Consumed;
+        }
         let node = self.links[l as usize].dst;
         if self.links[l as usize].traced {
             self.trace_pkt(sched.now(), b'r', l, pkt);
@@ -274,6 +277,24 @@ impl Network {
         }
         self.send_from(sched, node, pkt);
         Arrival::Forwarded
+    }
+
+    /// Random loss on link `l` (`LinkConfig::loss`): the packet crossed the link (it
+    /// used its capacity) and is lost before the far node sees it; counted and traced
+    /// as a drop of the link. Out of line: only lossy links come here.
+    #[inline(never)]
+    fn lost_on_link(&mut self, now: SimTime, l: u32, pkt: PktId) -> bool {
+        let link = &mut self.links[l as usize];
+        let Some(loss) = link.loss.as_deref_mut() else { return false };
+        if !loss.lose() {
+            return false;
+        }
+        link.drops += 1;
+        if link.traced {
+            self.trace_pkt(now, b'd', l, pkt);
+        }
+        self.pool.free(pkt);
+        true
     }
 
     fn trace_pkt(&mut self, now: SimTime, ev: u8, l: u32, pkt: PktId) {

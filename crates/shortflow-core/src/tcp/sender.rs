@@ -30,7 +30,7 @@ use crate::error::{non_negative, positive, ConfigError};
 use crate::engine::{PktId, Timer};
 use crate::net::packet::{AsymHeader, Packet, PktOptions};
 use crate::path::PathCtx;
-use crate::tcp::cc::CwndAction;
+use crate::tcp::cc::{CwndAction, RttView};
 use crate::tcp::control::ControlBlock;
 use crate::tcp::events::{AckSample, LossEvent, LossKind, LossVerdict, Phase, SendMeta};
 use crate::tcp::rtt::RttParams;
@@ -524,7 +524,7 @@ impl TcpConn {
         }
         let retransmit = seqno <= self.maxseq;
         let meta = SendMeta { now, flow: self.flow, seq: seqno, retransmit, size, in_flight: self.flight().max(0) as u32 };
-        cb.cc.on_send(&cb.tcb, &meta);
+        cb.cc.on_send(&cb.tcb, RttView { est: &cb.rtt, params: &self.p.rtt }, &meta);
         let low_prio = cb.plan_active
             && cb.plan_conn == self.agent
             && (cb.low_prio.is_some_and(|r| !retransmit && r.contains(seqno)) | cb.startup.on_send(&meta).low_prio);

@@ -8,6 +8,7 @@
 //!
 //! - [`ns2`]: ns-2.35's `opencwnd()` (windowOption_ 1) and `slowdown(how)`, the rules
 //!   of Tahoe/Reno/NewReno. The `how` flags are private to that rule.
+//! - [`vienna`]: TCP Vienna, α/β/γ adapted to the transfer's size (P4).
 //! - [`asym`]: the thesis's sender adaptation (ch. 9): growth per segment acked and
 //!   paced bursts ([`AnyCc::burst_gap`]).
 //!
@@ -22,6 +23,7 @@ pub mod vienna;
 use crate::config::{CcConfig, TcpVariant};
 use crate::error::ConfigError;
 use crate::tcp::events::{AckSample, LossEvent, SendMeta};
+use crate::tcp::rtt::{RttEstimator, RttParams};
 use crate::time::SimTime;
 
 /// Why cwnd was last changed (ns-2 `last_cwnd_action_`).
@@ -107,6 +109,24 @@ impl Tcb {
     }
 }
 
+/// Read access to a connection's RTT estimator (ns-2's coarse one) for a rule.
+#[derive(Clone, Copy)]
+pub struct RttView<'a> {
+    pub est: &'a RttEstimator,
+    pub params: &'a RttParams,
+}
+
+impl RttView<'_> {
+    /// Smoothed RTT (s) with ns-2's fractional bits; 0 before the first sample.
+    pub fn srtt_s(&self) -> f64 {
+        self.est.srtt_frac_s(self.params)
+    }
+    /// The current retransmission timeout (s), back-off included.
+    pub fn rto_s(&self) -> f64 {
+        self.est.timeout(self.params)
+    }
+}
+
 /// A congestion-control rule. Every method but `on_ack`/`on_loss` has a no-op default.
 pub trait CongestionControl {
     /// The application hands over a transfer of `transfer_pkts` packets (TCP Vienna
@@ -117,8 +137,9 @@ pub trait CongestionControl {
     /// A loss event the start-up policy left to congestion control
     /// ([`LossVerdict::Cut`](crate::tcp::events::LossVerdict::Cut)): reduce the window.
     fn on_loss(&mut self, t: &mut Tcb, loss: &LossEvent);
-    /// A segment is about to leave.
-    fn on_send(&mut self, _t: &Tcb, _meta: &SendMeta) {}
+    /// A segment is about to leave; `rtt` reads the connection's RTT estimator (TCP
+    /// Vienna evaluates its throughput model with the smoothed RTT and the RTO).
+    fn on_send(&mut self, _t: &Tcb, _rtt: RttView<'_>, _meta: &SendMeta) {}
     /// A pacing rate (packets/s) the rule wants for every segment, if any. Pacing
     /// itself is the sender's business (`tcp::pacing`), kept apart as in quinn.
     fn pacing_rate(&self, _t: &Tcb) -> Option<f64> {
@@ -141,6 +162,19 @@ pub enum AnyCc {
     Ns2(ns2::Ns2Standard),
     /// Thesis ch. 9 sender adaptation.
     Asym(asym::SenderAdaptation),
+    /// TCP Vienna (size-based congestion control).
+    Vienna(Box<vienna::Vienna>),
+}
+
+/// Dispatch one call to the rule inside `AnyCc`.
+macro_rules! dispatch {
+    ($self:expr, $c:ident => $call:expr) => {
+        match $self {
+            AnyCc::Ns2($c) => $call,
+            AnyCc::Asym($c) => $call,
+            AnyCc::Vienna($c) => $call,
+        }
+    };
 }
 
 impl Default for AnyCc {
@@ -156,6 +190,7 @@ impl AnyCc {
         Ok(match cfg {
             CcConfig::Ns2 => AnyCc::Ns2(ns2::Ns2Standard),
             CcConfig::SenderAdaptation { gain } => AnyCc::Asym(asym::SenderAdaptation::from_config(field, *gain, maxburst)?),
+            CcConfig::Vienna(vc) => AnyCc::Vienna(Box::new(vienna::Vienna::from_config(field, vc)?)),
         })
     }
 
@@ -164,55 +199,34 @@ impl AnyCc {
     #[inline]
     pub fn burst_gap(&self, t: &Tcb, maxburst: i32) -> Option<SimTime> {
         match self {
-            AnyCc::Ns2(_) => None,
             AnyCc::Asym(c) => c.burst_gap(t, maxburst),
+            _ => None,
         }
     }
 
     #[inline]
     pub fn on_transfer_start(&mut self, t: &mut Tcb, transfer_pkts: i64) {
-        match self {
-            AnyCc::Ns2(c) => c.on_transfer_start(t, transfer_pkts),
-            AnyCc::Asym(c) => c.on_transfer_start(t, transfer_pkts),
-        }
+        dispatch!(self, c => c.on_transfer_start(t, transfer_pkts))
     }
     #[inline]
     pub fn on_ack(&mut self, t: &mut Tcb, ack: &AckSample) {
-        match self {
-            AnyCc::Ns2(c) => c.on_ack(t, ack),
-            AnyCc::Asym(c) => c.on_ack(t, ack),
-        }
+        dispatch!(self, c => c.on_ack(t, ack))
     }
     #[inline]
     pub fn on_loss(&mut self, t: &mut Tcb, loss: &LossEvent) {
-        match self {
-            AnyCc::Ns2(c) => c.on_loss(t, loss),
-            AnyCc::Asym(c) => c.on_loss(t, loss),
-        }
+        dispatch!(self, c => c.on_loss(t, loss))
     }
     #[inline]
-    pub fn on_send(&mut self, t: &Tcb, meta: &SendMeta) {
-        match self {
-            AnyCc::Ns2(c) => c.on_send(t, meta),
-            AnyCc::Asym(c) => c.on_send(t, meta),
-        }
+    pub fn on_send(&mut self, t: &Tcb, rtt: RttView<'_>, meta: &SendMeta) {
+        dispatch!(self, c => c.on_send(t, rtt, meta))
     }
     pub fn pacing_rate(&self, t: &Tcb) -> Option<f64> {
-        match self {
-            AnyCc::Ns2(c) => c.pacing_rate(t),
-            AnyCc::Asym(c) => c.pacing_rate(t),
-        }
+        dispatch!(self, c => c.pacing_rate(t))
     }
     pub fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
-        match self {
-            AnyCc::Ns2(c) => c.metrics(out),
-            AnyCc::Asym(c) => c.metrics(out),
-        }
+        dispatch!(self, c => c.metrics(out))
     }
     pub fn wants_detail(&self) -> bool {
-        match self {
-            AnyCc::Ns2(c) => c.wants_detail(),
-            AnyCc::Asym(c) => c.wants_detail(),
-        }
+        dispatch!(self, c => c.wants_detail())
     }
 }

@@ -19,7 +19,9 @@
 //!   are ns-2's standard reductions (B.11 item 7).
 
 use super::ns2::Ns2Standard;
-use super::{CongestionControl, Tcb};
+use super::{CongestionControl, RttView, Tcb};
+use crate::config::{ViennaCcConfig, ViennaSchedule, ViennaSize, ViennaWindowModel};
+use crate::error::{err, ConfigError};
 use crate::tcp::events::{AckSample, LossEvent, LossKind, SendMeta};
 use crate::vienna::{self, Params, PathModel, WindowModel};
 
@@ -102,6 +104,38 @@ pub struct Vienna {
 }
 
 impl Vienna {
+    /// From `tcp.cc = { kind = "vienna", ... }` at `field` (`flows[i].tcp`).
+    pub fn from_config(field: &str, c: &ViennaCcConfig) -> Result<Vienna, ConfigError> {
+        if c.max_interval == 0 {
+            return Err(err(format!("{field}.cc.max_interval"), c.max_interval, "must be at least 1 segment (P4: 600)"));
+        }
+        if !(0.0..=1.0).contains(&c.loss_weight) {
+            return Err(err(format!("{field}.cc.loss_weight"), c.loss_weight, "must be in [0, 1] (P4: 0.75)"));
+        }
+        if c.model_b != 1.0 && c.model_b != 2.0 {
+            return Err(err(format!("{field}.cc.model_b"), c.model_b, "must be 1 (an ack per segment) or 2 (delayed acks)"));
+        }
+        Ok(Vienna::new(ViennaConfig {
+            size: match c.size {
+                ViennaSize::Sent => SizeKnowledge::SentSoFar,
+                ViennaSize::Known => SizeKnowledge::Known,
+            },
+            schedule: match c.schedule {
+                ViennaSchedule::Literal => Schedule::Literal,
+                ViennaSchedule::Doubling => Schedule::Doubling,
+            },
+            max_interval: c.max_interval as u64,
+            window_model: match c.window_model {
+                ViennaWindowModel::F => WindowModel::F,
+                ViennaWindowModel::P2 => WindowModel::P2,
+            },
+            full_grid: c.full_grid,
+            loss_weight: c.loss_weight,
+            acks_b: c.model_b,
+            ns2_first_decrease_halves: c.ns2_first_decrease_halves,
+        }))
+    }
+
     pub fn new(cfg: ViennaConfig) -> Vienna {
         Vienna {
             cfg,
@@ -185,6 +219,10 @@ fn pow2_capped(n: u64, cap: u64) -> u64 {
 }
 
 impl CongestionControl for Vienna {
+    fn on_send(&mut self, t: &Tcb, rtt: RttView<'_>, meta: &SendMeta) {
+        self.count_send(t, meta, rtt.srtt_s(), rtt.rto_s());
+    }
+
     fn on_transfer_start(&mut self, _t: &mut Tcb, transfer_pkts: i64) {
         self.transfer += transfer_pkts.max(0);
     }

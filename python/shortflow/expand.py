@@ -152,6 +152,10 @@ def _link(src: str, dst: str, spec: LinkSpec, duplex: bool = True) -> dict[str, 
         link["reverse_rate_bps"] = spec.reverse_rate
     if spec.reverse_delay is not None:
         link["reverse_delay_s"] = spec.reverse_delay
+    if spec.loss is not None:
+        link["loss"] = spec.loss
+    if spec.reverse_loss is not None:
+        link["reverse_loss"] = spec.reverse_loss
     return link
 
 
@@ -205,7 +209,7 @@ class _Builder:
                 if ln.src == ln.dst:
                     self.fail(f"topology.links[{i}]", "a link needs two different nodes", f"{ln.src}->{ln.dst}")
                 if not ln.duplex:
-                    for name in ("reverse_rate", "reverse_delay", "reverse_queue"):
+                    for name in ("reverse_rate", "reverse_delay", "reverse_queue", "reverse_loss"):
                         if getattr(ln, name) is not None:
                             self.fail(f"topology.links[{i}].{name}",
                                       "only a duplex link has a reverse direction (this link has duplex = false)",

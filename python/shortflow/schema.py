@@ -329,6 +329,11 @@ class LinkSpec(Model):
     reverse_rate: Optional[Rate] = None
     #: Propagation delay of the reverse direction (default: ``delay``).
     reverse_delay: Optional[Time] = None
+    #: Uniform random loss: probability that a packet crossing the link is lost (ns-2
+    #: ``ErrorModel``; P4 Fig. 3). Default 0.
+    loss: Optional[Annotated[float, Field(ge=0, lt=1)]] = None
+    #: Loss probability of the reverse direction (default: ``loss``).
+    reverse_loss: Optional[Annotated[float, Field(ge=0, lt=1)]] = None
 
 
 class Dumbbell(Model):
@@ -412,9 +417,34 @@ class SenderAdaptationCc(KindModel):
     gain: Optional[Annotated[float, Field(gt=0, le=1)]] = None
 
 
+class ViennaCc(KindModel):
+    """TCP Vienna (P4, size-based congestion control): NewReno whose additive increase,
+    decrease factor and slow-start step follow the transfer's size through a
+    throughput model (spec fairshare-and-sizebased part B; defaults there)."""
+
+    kind: Literal["vienna"]
+    #: ``sent`` (TCP-V2: data sent so far, default) or ``known`` (TCP-V1: the size).
+    size: Optional[Literal["sent", "known"]] = None
+    #: ``literal`` (Eq. 4 as printed, default) or ``doubling``.
+    schedule: Optional[Literal["literal", "doubling"]] = None
+    #: M of Eq. 4 (segments; default 600).
+    max_interval: Optional[Annotated[int, Field(ge=1, le=U32_MAX)]] = None
+    #: E[W] generalisation: ``f`` (default) or ``p2``.
+    window_model: Optional[Literal["f", "p2"]] = None
+    #: Cross every alpha with every beta instead of P4's pairs.
+    full_grid: Optional[bool] = None
+    #: Weight of L in p = (a L + (1 - a) R) / N (default 0.75).
+    loss_weight: Optional[Annotated[float, Field(ge=0, le=1)]] = None
+    #: Segments per ack the model assumes: 1 or 2 (default 2, delayed acks).
+    model_b: Optional[Literal[1, 2]] = None
+    #: ns-2 compatibility: the first decrease halves whatever beta is.
+    ns2_first_decrease_halves: Optional[bool] = None
+
+
 #: The congestion-control rule (``tcp.cc``).
 Cc = Annotated[
-    Union[Annotated[Ns2Cc, Tag("ns2")], Annotated[SenderAdaptationCc, Tag("sender_adaptation")]],
+    Union[Annotated[Ns2Cc, Tag("ns2")], Annotated[SenderAdaptationCc, Tag("sender_adaptation")],
+          Annotated[ViennaCc, Tag("vienna")]],
     _tagged(None, {"sa": "sender_adaptation"}),
 ]
 
@@ -865,5 +895,5 @@ class ScenarioModel(Model):
 errors.register_tags(
     ["droptail", "red", "drop_priority", "dumbbell", "chain", "explicit", "ns2", "idle_restart", "no_restart", "spand",
      "rounds", "ftp", "telnet", "onoff", "cbr", "list[int]", "literal['each']", "int", "ack_filter", "acks_first",
-     "every_packet", "delayed", "every_d", "pacer", "acc", "ack_reconstruction", "sender_adaptation"]
+     "every_packet", "delayed", "every_d", "pacer", "acc", "ack_reconstruction", "sender_adaptation", "vienna"]
 )

@@ -37,7 +37,7 @@ duration = "1s"
 [topology]
 kind = "explicit"
 nodes = ["a", "b", "c"]
-links = [{ src = "a", dst = "b", rate = "1Mb", delay = "1ms" },
+links = [{ src = "a", dst = "b", rate = "1Mb", delay = "1ms", loss = 0.01, reverse_loss = 0.0 },
          { src = "b", dst = "c", rate = "1Mb", delay = "1ms", duplex = false }]
 [sink]
 ack_policy = { kind = "acc", d_init = 2, d_max = 25, interval = "100ms" }
@@ -46,6 +46,16 @@ name = "f"
 src = "a"
 dst = "b"
 app = { kind = "ftp" }
+[flows.tcp.cc]
+kind = "vienna"
+size = "known"
+schedule = "doubling"
+max_interval = 100
+window_model = "p2"
+full_grid = true
+loss_weight = 0.5
+model_b = 1
+ns2_first_decrease_halves = true
 """
 
 

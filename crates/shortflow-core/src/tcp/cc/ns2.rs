@@ -57,7 +57,7 @@ mod how {
 
 /// ns-2.35: tcp.cc `opencwnd()`, windowOption_ 1, no max_ssthresh.
 #[inline]
-fn opencwnd(t: &mut Tcb) {
+pub(crate) fn opencwnd(t: &mut Tcb) {
     if t.cwnd < t.ssthresh as f64 {
         // slow start
         t.cwnd += 1.0;

@@ -203,7 +203,7 @@ SCENARIO_CASES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
      "flows.conn.startup.fast_loss_recovery", "did you mean 'fast_loss_recov'"),
     ("conflict-round-sizes-and-size", put(f"{APP}.round_sizes", ["100KB", "40KB"]), f"{APP}",
      "not 'size' and 'round_sizes'"),
-    ("range-round-sizes-length", both(put(f"{APP}.size", None), put(f"{APP}.round_sizes", ["100KB"])),
+    ("range-round-sizes-length", both(drop(f"{APP}.size"), put(f"{APP}.round_sizes", ["100KB"])),
      f"{APP}", "round_sizes has 1 entries but there are 2 rounds"),
     ("range-round-jitters-length", put(f"{APP}.round_jitters", ["1s", "1s", "1s"]), f"{APP}",
      "round_jitters has 3 entries"),

@@ -132,9 +132,10 @@ def write_claims_markdown(rep: Report, path: Path) -> Path:
 
 
 def run(out: str | Path, mode: str = "full", jobs: int = 2, *, settings: Optional[Settings] = None,
-        scenario_dir: Optional[str | Path] = None, progress: bool = False,
+        scenario_dir: Optional[str | Path] = None, progress: bool = False, oracle: bool = True,
         log: Optional[Callable[[str], None]] = None) -> Report:
-    """Run the reproduction into ``out`` and return its claims report."""
+    """Run the reproduction into ``out`` and return its claims report; with ``oracle`` (and
+    ``ns`` installed) add the ns-2.35 checks of ``oracle.py``."""
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}: use one of {', '.join(MODES)}")
     t0 = time.perf_counter()
@@ -157,6 +158,11 @@ def run(out: str | Path, mode: str = "full", jobs: int = 2, *, settings: Optiona
         files[key] = [csv.name, png.name]
         say(f"{key}: {r.tasks} runs ({r.computed} computed) in {r.wall_s:.1f} s")
     claims = evaluate_all({k: r.table for k, r in runs.items()})
+    if oracle:
+        from .oracle import oracle_claims
+
+        say("ns-2.35 oracle (tcp rows, fast start with maxburst 0)")
+        claims += oracle_claims(sdir)
     rep = Report(mode, out, st.to_dict(), claims, runs, files, 0.0,
                  datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     rep.wall_s = time.perf_counter() - t0

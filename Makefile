@@ -10,7 +10,7 @@ VPIP   := $(VPY) -m pip
 SF     := $(VENV)/bin/shortflow
 CARGO  ?= cargo
 
-.PHONY: all install native demo test test-rust test-python test-tools test-repro bench goldens repro-spand clean
+.PHONY: all install native demo test test-rust test-python test-tools test-repro bench goldens repro-spand repro-faststart clean
 
 all: install
 
@@ -72,6 +72,10 @@ test-repro: install
 	rm -rf out/ci-repro-asym-quick
 	$(SF) repro asym --quick --out out/ci-repro-asym-quick
 	$(VPY) -c "import json, sys; c = json.load(open('out/ci-repro-asym-quick/claims.json'))['claims']; n = sum(x['pass'] is not None for x in c); print('asym claims evaluated:', n, 'of', len(c)); sys.exit(0 if n >= len(c) - 2 else 1)"
+	# TCP Fast Start (thesis ch. 8), quick: about 40 s on 2 cores; every claim must be evaluated.
+	rm -rf out/ci-repro-faststart-quick
+	$(SF) repro faststart --quick --no-progress --out out/ci-repro-faststart-quick
+	$(VPY) -c "import json, sys; c = json.load(open('out/ci-repro-faststart-quick/claims.json'))['counts']; print('claims:', c); sys.exit(1 if c['evaluated'] < c['claims'] else 0)"
 
 # ---- more -------------------------------------------------------------------
 bench: install
@@ -82,6 +86,9 @@ goldens:
 
 repro-spand: install
 	$(SF) repro spand --out out/repro-spand
+
+repro-faststart: install
+	$(SF) repro faststart --out out/repro-faststart
 
 clean:
 	rm -rf $(VENV) target out

@@ -31,6 +31,7 @@ from .schema import (
     LinkSpec,
     OnOffCross,
     RoundsApp,
+    FastStartStartup,
     ScenarioModel,
     SpandStartup,
     TelnetApp,
@@ -352,6 +353,8 @@ class _Builder:
         st = g.startup
         if st is None:
             return None
+        if isinstance(st, FastStartStartup):
+            return st.to_core()
         if not isinstance(st, SpandStartup):
             return {"kind": st.kind}
         d = st.model_dump(exclude_none=True)
@@ -383,7 +386,7 @@ class _Builder:
                 "kind": "rounds",
                 "flows": names,
                 "rounds": a.rounds,
-                "size_bytes": a.size if a.size is not None else max(a.sizes or [0]),
+                "size_bytes": a.size if a.size is not None else max(a.sizes or a.round_sizes or [0]),
                 "jitter_s": a.jitter,
                 "idle_s": a.idle,
                 "first_center_s": a.first_center,
@@ -394,12 +397,35 @@ class _Builder:
                 if len(a.sizes) != len(names):
                     self.fail(f"{where}.app.sizes", f"has {len(a.sizes)} entries but the group has {len(names)} connections", a.sizes)
                 app["sizes_bytes"] = list(a.sizes)
+            if a.round_sizes is not None:
+                app["round_sizes_bytes"] = list(a.round_sizes)
+            if a.round_jitters is not None:
+                app["round_jitter_s"] = list(a.round_jitters)
+            if a.page is not None:
+                app["page"] = {"html_bytes": a.page.html, "request_gap_s": a.page.request_gap}
             self.apps.append(app)
         elif isinstance(a, FtpApp):
+            after: list[str] = []
+            groups = {f.name: f for f in self.m.flows}
+            for k, gname in enumerate(a.start_after):
+                other = groups.get(gname)
+                if other is None:
+                    self.fail(f"{where}.app.start_after[{k}]", "unknown flow group", gname, list(groups))
+                elif other.name == g.name:
+                    self.fail(f"{where}.app.start_after[{k}]", "a group cannot wait for its own first download", gname)
+                elif not isinstance(other.app, (RoundsApp, FtpApp)) or (isinstance(other.app, FtpApp) and other.app.size is None):
+                    self.fail(f"{where}.app.start_after[{k}]",
+                              "that group has no download to wait for (give it a rounds app or an ftp app with a size)", gname)
+                else:
+                    after += [f"{other.name}.{i}" for i in range(1, other.count + 1)]
             for i, n in enumerate(names):
                 app = {"kind": "ftp", "flow": n, "start_s": _clean(a.start + i * a.stagger)}
                 if a.size is not None:
                     app["bytes"] = a.size
+                if a.start_jitter:
+                    app["start_jitter_s"] = a.start_jitter
+                if after:
+                    app["start_after"] = after
                 self.apps.append(app)
         elif isinstance(a, TelnetApp):
             for n in names:

@@ -625,17 +625,62 @@ class SpandStartup(KindModel):
     no_decrease: Optional[bool] = None
 
 
+class FastStartStartup(KindModel):
+    """TCP Fast Start (thesis ch. 8): after an idle period reuse the cached window, paced in
+    bursts, at low drop priority, with a penalty-free reset when the attempt fails."""
+
+    kind: Literal["fast_start"]
+    #: Mark the fast-start packets low drop priority (default true).
+    priority_marking: Optional[bool] = None
+    #: Augmented loss recovery (default true; false = the thesis's ``fs-pdrop-noflr``).
+    fast_loss_recov: Optional[bool] = None
+    #: Reset timer srtt_exact + 4 rttvar_exact (default true) or the RTO (false: "coarse").
+    fine_reset_timer: Optional[bool] = None
+    #: Burst pacing: at most this many back to back (default 4; 0 = no pacing).
+    maxburst: Optional[NonNegInt] = None
+    #: Cached state older than this is stale (default "300s").
+    max_idle: Optional[PosTime] = None
+    #: A new connection starts from its path entry's cache (default true).
+    use_path_cache: Optional[bool] = None
+    #: Open the window once per packet a new ack covers (ns-2 count_bytes_acked_, default true).
+    count_acked: Optional[bool] = None
+
+    def to_core(self) -> dict[str, Any]:
+        d = self.model_dump(exclude_none=True)
+        if "max_idle" in d:
+            d["max_idle_s"] = d.pop("max_idle")
+        return d
+
+
 Startup = Annotated[
     Union[
         Annotated[Ns2Startup, Tag("ns2")],
         Annotated[IdleRestartStartup, Tag("idle_restart")],
         Annotated[NoRestartStartup, Tag("no_restart")],
         Annotated[SpandStartup, Tag("spand")],
+        Annotated[FastStartStartup, Tag("fast_start")],
     ],
     _tagged(None, {"ssr": "idle_restart", "nssr": "no_restart"}),
 ]
 
 # --- applications -----------------------------------------------------------------
+
+
+class PageOptions(Model):
+    """A Web page on a persistent connection (thesis ch. 8): the server sends ``html``; the
+    client's pipelined request for the images leaves with the ack of the HTML's last segment
+    and reaches the server ``request_gap`` after that ack; then the images (the round's file)."""
+
+    html: Size
+    #: Extra time of the request over the ack (its serialisation), default 0.
+    request_gap: Time = 0.0
+
+    @field_validator("html")
+    @classmethod
+    def _html(cls, v: int) -> int:
+        if v < 1:
+            raise ValueError("must be at least 1 byte")
+        return v
 
 
 class RoundsApp(Model):
@@ -656,15 +701,29 @@ class RoundsApp(Model):
     #: Fixed round period (centre_k = first_center + k * period); omitted: the next round
     #: starts `idle` after the last transfer of this one finished.
     period: Optional[PosTime] = None
+    #: Per-round sizes (one per round), e.g. a priming page then the measured one.
+    round_sizes: Optional[list[Size]] = None
+    #: Per-round start-window widths (one per round), replacing ``jitter``.
+    round_jitters: Optional[list[Time]] = None
+    #: Each download is a Web page: the HTML object, then the round's file (the images).
+    page: Optional[PageOptions] = None
 
     @model_validator(mode="after")
     def _size(self) -> "RoundsApp":
-        if self.size is not None and self.sizes is not None:
+        given = [k for k in ("size", "sizes", "round_sizes") if getattr(self, k) is not None]
+        if len(given) > 1:
             raise PydanticCustomError(
-                "conflict", "give either 'size' (every transfer) or 'sizes' (one per connection), not both",
-                {"value": {"size": self.size, "sizes": self.sizes}})
-        if self.size is None and not self.sizes:
-            raise ValueError("give 'size' (every transfer) or 'sizes' (one per connection)")
+                "conflict", "give one of 'size' (every transfer), 'sizes' (one per connection) or 'round_sizes' "
+                "(one per round), not {given}", {"given": " and ".join(repr(g) for g in given),
+                                                   "value": {g: getattr(self, g) for g in given}})
+        if not given or (self.size is None and self.sizes == []):
+            raise ValueError("give 'size' (every transfer), 'sizes' (one per connection) or 'round_sizes' (one per round)")
+        for name in ("round_sizes", "round_jitters"):
+            v = getattr(self, name)
+            if v is not None and len(v) != self.rounds:
+                raise PydanticCustomError(
+                    "length", "{name} has {n} entries but there are {rounds} rounds: give one per round",
+                    {"name": name, "n": len(v), "rounds": self.rounds, "value": v})
         return self
 
 
@@ -676,6 +735,11 @@ class FtpApp(Model):
     #: Connection i (0-based) starts at ``start + i * stagger``.
     stagger: Time = 0.0
     size: Optional[Size] = None
+    #: Each connection starts uniformly in [start, start + start_jitter) (its own stream).
+    start_jitter: Time = 0.0
+    #: Flow groups whose every connection must complete its first download before these
+    #: connections start; ``start`` then counts from that moment.
+    start_after: list[Name] = Field(default_factory=list)
 
 
 class TelnetApp(Model):
@@ -894,6 +958,7 @@ class ScenarioModel(Model):
 
 errors.register_tags(
     ["droptail", "red", "drop_priority", "dumbbell", "chain", "explicit", "ns2", "idle_restart", "no_restart", "spand",
+     "fast_start",
      "rounds", "ftp", "telnet", "onoff", "cbr", "list[int]", "literal['each']", "int", "ack_filter", "acks_first",
      "every_packet", "delayed", "every_d", "pacer", "acc", "ack_reconstruction", "sender_adaptation", "vienna"]
 )

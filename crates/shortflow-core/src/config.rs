@@ -817,6 +817,12 @@ pub struct FastStartConfig {
     /// `paths.prefix_len`, left), if fresh.
     #[serde(default = "d_true")]
     pub use_path_cache: bool,
+    /// Open the window once per packet a new ack covers, not once per ack (ns-2.35
+    /// `count_bytes_acked_`, set true in the thesis author's simulation scripts): the
+    /// slow start after a reset grows with what the cumulative acks of the failed
+    /// window's surviving segments cover.
+    #[serde(default = "d_true")]
+    pub count_acked: bool,
 }
 fn d_fs_max_idle() -> f64 {
     300.0

@@ -9,7 +9,7 @@ use shortflow_core::config::SimConfig;
 fn config(startup: &str, queue: &str) -> SimConfig {
     let text = format!(
         r#"{{
-        "seed": 3, "duration_s": 200.0, "stop_when_done": true,
+        "seed": 3, "duration_s": 50.0, "stop_when_done": false,
         "nodes": ["s", "x", "r1", "r2", "c", "y"],
         "links": [
             {{"src": "s", "dst": "r1", "rate_bps": 1.5e7, "delay_s": 0.0, "queue": {{"kind": "drop_tail", "limit_pkts": 1000}}}},
@@ -27,7 +27,7 @@ fn config(startup: &str, queue: &str) -> SimConfig {
             {{"kind": "rounds", "flows": ["web"], "rounds": 2, "size_bytes": 100000, "round_sizes_bytes": [100000, 40000],
               "jitter_s": 0.0, "idle_s": 20.0, "first_center_s": 1.0,
               "page": {{"html_bytes": 1000, "request_gap_s": 0.0016}}}},
-            {{"kind": "ftp", "flow": "bulk", "start_s": 0.5, "start_after": ["web"]}}
+            {{"kind": "ftp", "flow": "bulk", "start_s": 30.0, "start_after": ["web"]}}
         ],
         "trace": {{"packets": true, "links": ["s->r1", "x->r1"]}}
     }}"#
@@ -52,11 +52,12 @@ fn pages_idle_and_cross_traffic_after_the_first_download() {
     assert!((t.start_s[i1] - (t.end_s[h1] + 0.0016)).abs() < 1e-9);
     // 20 s idle after the first page.
     assert!((t.start_s[h1] - (t.end_s[i0] + 20.0)).abs() < 1e-9);
-    // The bulk flow starts 0.5 s after the first page is complete.
+    // The bulk flow starts 30 s after the first page is complete (after the second page
+    // has started: its fast start meets an empty path).
     let pt = &r.packets;
     let bulk_flow = 1;
     let first = (0..pt.time_ns.len()).find(|&i| pt.flow[i] == bulk_flow && pt.event[i] == b'+').unwrap();
-    let want = ((t.end_s[i0] + 0.5) * 1e9).round() as u64;
+    let want = ((t.end_s[i0] + 30.0) * 1e9).round() as u64;
     assert!(pt.time_ns[first].abs_diff(want) <= 1, "{} vs {want}", pt.time_ns[first]);
     // Fast start for the second page: one trace row, marks on the web flow only after it.
     assert_eq!(r.startup.fallback_slow_start, vec![false]);
@@ -74,3 +75,4 @@ fn tcp_baseline_restarts_slow_start_after_the_idle_period() {
     assert_eq!(t.initial_cwnd[web[2]], 1.0, "ns-2's timer-driven slow-start restart");
     assert!(r.packets.low_prio.iter().all(|&l| !l));
 }
+

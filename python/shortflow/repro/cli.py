@@ -101,3 +101,39 @@ def _asym(quick: bool, jobs: int, out: Optional[Path]) -> None:
     out_console.print(t)
     out_console.print(f"{len(rep.passed)}/{len(rep.evaluated)} claims pass; claims: {rep.out / 'claims.md'}",
                       highlight=False)
+
+
+@app.command("faststart")
+def faststart_cmd(
+    quick: bool = typer.Option(False, "--quick", help="Reduced run: seeds 1-3, bulk flows in {1,4,10}, Web pairs in {1,5,20}."),
+    jobs: int = typer.Option(2, "--jobs", "-j", parser=integer(1), metavar="INTEGER", help="Parallel simulations."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/repro-faststart[-quick])."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the sweeps' progress bars."),
+) -> None:
+    """TCP Fast Start (Padmanabhan thesis ch. 8): Figs. 8.4, 8.5, 8.7-8.9, the L4 text result and Table 8.1 with a claims table.
+
+    Writes <experiment>.csv/png, claims.json and claims.md into --out; the sweeps are cached
+    under --out/runs/<experiment>, so an interrupted run resumes where it stopped.
+    """
+    friendly(_faststart)(quick, jobs, out, progress)
+
+
+def _faststart(quick: bool, jobs: int, out: Optional[Path], progress: bool) -> None:
+    from .faststart import run
+
+    err, con = err_console, out_console
+    mode = "quick" if quick else "full"
+    out = out or Path("out") / ("repro-faststart" + ("-quick" if quick else ""))
+    t0 = time.perf_counter()
+    rep = run(out, mode=mode, jobs=jobs, progress=progress, log=lambda m: err.print(f"[dim]{escape(m)}[/]"))
+    t = Table(title=f"TCP Fast Start claims ({mode} mode, {time.perf_counter() - t0:.0f} s)", title_justify="left",
+              caption="pass: within the rule's stated tolerance (claims.md has the thesis's statement and the rule)",
+              caption_justify="left")
+    for c in ("id", "figure", "pass", "measured"):
+        t.add_column(c, overflow="fold")
+    mark = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "–"}
+    for c in rep.claims:
+        t.add_row(c.id, c.figure, mark[c.passed], escape(c.measured))
+    con.print(t)
+    con.print(f"{len(rep.passed)}/{sum(c.passed is not None for c in rep.claims)} claims pass; "
+              f"claims: {rep.out / 'claims.md'}, {rep.out / 'claims.json'}", highlight=False)

@@ -33,7 +33,7 @@ use super::{SeqRange, StartCtx, StartPlan, StartupPolicy};
 use crate::config::FastStartConfig;
 use crate::error::{positive_time_s, ConfigError};
 use crate::path::PathCache;
-use crate::tcp::cc::Tcb;
+use crate::tcp::cc::{CwndAction, Tcb};
 use crate::tcp::events::{AckSample, LossEvent, LossKind, LossVerdict, Phase, SavedWindow};
 use crate::tcp::pacing::burst_gap;
 use crate::tcp::rtt::{ExactRtt, RttEstimator, RttParams};
@@ -47,6 +47,7 @@ pub struct FastStart {
     pub maxburst: u32,
     pub max_idle: SimTime,
     pub use_path_cache: bool,
+    pub count_acked: bool,
     /// Fine-grained RTT estimator (the thesis's srtt_exact, rttvar_exact).
     pub exact: ExactRtt,
     /// Arrival of the last ack (the thesis's `last_activity`).
@@ -58,6 +59,9 @@ pub struct FastStart {
     pub fs_last: i64,
     /// ssthresh when the fast start began, restored by a reset.
     pub saved_ssthresh: i32,
+    /// The ack being processed reset a failed fast start (a partial ack): it does not
+    /// open the window.
+    just_reset: bool,
     /// Fast starts begun, failed ones reset, restarts for a stale cache.
     pub starts: u32,
     pub resets: u32,
@@ -76,12 +80,14 @@ impl FastStart {
             maxburst: cfg.maxburst,
             max_idle,
             use_path_cache: cfg.use_path_cache,
+            count_acked: cfg.count_acked,
             exact: ExactRtt::default(),
             last_activity: None,
             fs_mode: false,
             fs_start: 0,
             fs_last: -1,
             saved_ssthresh: 0,
+            just_reset: false,
             starts: 0,
             resets: 0,
             stale_restarts: 0,
@@ -189,8 +195,16 @@ impl StartupPolicy for FastStart {
         self.plan()
     }
 
-    fn on_ack(&mut self, _cx: &mut StartCtx, ack: &AckSample) -> Phase {
+    fn on_ack(&mut self, cx: &mut StartCtx, ack: &AckSample) -> Phase {
         self.last_activity = Some(ack.now);
+        let just_reset = std::mem::take(&mut self.just_reset);
+        if self.count_acked && ack.newly_acked > 1 && !just_reset && cx.tcb.last_cwnd_action != CwndAction::Dupack {
+            // ns-2.35 tcp-fs.cc recv_newack_helper with count_bytes_acked_: opencwnd()
+            // once per packet acked (the mechanism's rule already opened it once).
+            for _ in 1..ack.newly_acked {
+                crate::tcp::cc::ns2::opencwnd(cx.tcb);
+            }
+        }
         if let Some(tau) = ack.rtt {
             self.rtt_sample(tau.as_secs_f64());
         }
@@ -217,7 +231,10 @@ impl StartupPolicy for FastStart {
                 self.reset(cx.tcb)
             }
             // A.7.3 without SACK: several losses in the fast-start window.
-            LossKind::PartialAck if self.fast_loss_recov => self.reset(cx.tcb),
+            LossKind::PartialAck if self.fast_loss_recov => {
+                self.just_reset = true;
+                self.reset(cx.tcb)
+            }
             _ => LossVerdict::Cut,
         }
     }

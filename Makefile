@@ -72,6 +72,10 @@ test-repro: install
 	rm -rf out/ci-repro-asym-quick
 	$(SF) repro asym --quick --out out/ci-repro-asym-quick
 	$(VPY) -c "import json, sys; c = json.load(open('out/ci-repro-asym-quick/claims.json'))['claims']; n = sum(x['pass'] is not None for x in c); print('asym claims evaluated:', n, 'of', len(c)); sys.exit(0 if n >= len(c) - 2 else 1)"
+	# TCP Vienna (P4 Figs. 1 and 3), quick: a few seconds; every listed figure must be produced.
+	rm -rf out/ci-repro-vienna-quick
+	$(SF) repro vienna --quick --out out/ci-repro-vienna-quick
+	$(VPY) -c "import json, sys; c = json.load(open('out/ci-repro-vienna-quick/claims.json'))['counts']; print('vienna claims:', c); sys.exit(1 if c['evaluated'] < 5 else 0)"
 	# TCP Fast Start (thesis ch. 8), quick: about 40 s on 2 cores; every claim must be evaluated.
 	rm -rf out/ci-repro-faststart-quick
 	$(SF) repro faststart --quick --no-progress --out out/ci-repro-faststart-quick

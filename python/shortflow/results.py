@@ -64,6 +64,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "cwnd": pl.Float64,
         "fallback_slow_start": pl.Boolean,
     },
+    "cc": {"flow": pl.String, "time_s": pl.Float64, "decision": pl.UInt32, "metric": pl.String, "value": pl.Float64},
 }
 
 #: ``PacketTrace.event`` letters (ns-2 trace: enqueue, dequeue, drop, receive).
@@ -105,7 +106,9 @@ class RunResults:
     ``transfers`` has one row per application transfer (``end_s``/``completion_s`` null
     if it had not finished when the run stopped); ``flows`` per-connection counters;
     ``links`` per simplex link; ``acks``/``packets``/``cwnd`` traces (empty unless
-    enabled in ``trace``); ``startup`` TCP/SPAND decisions; ``stats`` engine counters;
+    enabled in ``trace``); ``startup`` TCP/SPAND decisions; ``cc`` decisions of
+    congestion-control rules that make them (TCP Vienna's evaluations, long format:
+    ``decision``, ``metric``, ``value``; ``cc_decisions()`` pivots it); ``stats`` engine counters;
     ``config`` the configuration that was run.
     """
 
@@ -116,6 +119,7 @@ class RunResults:
     packets: pl.DataFrame
     cwnd: pl.DataFrame
     startup: pl.DataFrame
+    cc: pl.DataFrame = field(default_factory=lambda: frame("cc", None))
     stats: dict[str, Any] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
 
@@ -134,6 +138,7 @@ class RunResults:
             packets=frame("packets", raw.get("packets")),
             cwnd=frame("cwnd", raw.get("cwnd")),
             startup=frame("startup", raw.get("startup")),
+            cc=frame("cc", raw.get("cc")),
             stats=dict(raw.get("stats") or {}),
             config=dict(config or {}),
         )
@@ -147,7 +152,17 @@ class RunResults:
             "packets": self.packets,
             "cwnd": self.cwnd,
             "startup": self.startup,
+            "cc": self.cc,
         }
+
+    def cc_decisions(self) -> pl.DataFrame:
+        """``cc`` with one row per decision (``flow``, ``time_s``, ``decision``) and one
+        column per metric (TCP Vienna: ``sent``, ``size``, ``loss_estimate``, ``srtt_s``,
+        ``alpha``, ``beta``, ``gamma``, ``model_b``, ``model_b_max``)."""
+        if self.cc.is_empty():
+            return pl.DataFrame({"flow": [], "time_s": [], "decision": []},
+                                schema={"flow": pl.String, "time_s": pl.Float64, "decision": pl.UInt32})
+        return self.cc.pivot(on="metric", index=["flow", "time_s", "decision"], values="value").sort(["flow", "decision"])
 
     def flow_names(self) -> list[str]:
         """Flow names in configuration order (trace tables refer to flows by index)."""

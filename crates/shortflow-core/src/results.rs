@@ -88,6 +88,33 @@ pub struct StartupTrace {
     pub fallback_slow_start: Vec<bool>,
 }
 
+/// What congestion-control rules with internal decisions report (long format: one row
+/// per metric of a decision). TCP Vienna: one decision per parameter evaluation, with
+/// `sent` (N), `size` (d), `loss_estimate` (p), `srtt_s`, `alpha`, `beta`, `gamma`,
+/// `model_b` (B) and `model_b_max` (B_max).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CcTrace {
+    pub flow: Vec<String>,
+    pub time_s: Vec<f64>,
+    /// Index of the decision within its flow (rows of one decision share it).
+    pub decision: Vec<u32>,
+    pub metric: Vec<String>,
+    pub value: Vec<f64>,
+}
+
+impl CcTrace {
+    /// One decision of `flow` at `time_s`.
+    pub fn push(&mut self, flow: &str, time_s: f64, decision: u32, metrics: &[(&'static str, f64)]) {
+        for &(m, v) in metrics {
+            self.flow.push(flow.to_string());
+            self.time_s.push(time_s);
+            self.decision.push(decision);
+            self.metric.push(m.to_string());
+            self.value.push(v);
+        }
+    }
+}
+
 /// Engine counters, for benchmarks and sanity.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct RunStats {
@@ -106,5 +133,6 @@ pub struct RunResults {
     pub packets: PacketTrace,
     pub cwnd: CwndTrace,
     pub startup: StartupTrace,
+    pub cc: CcTrace,
     pub stats: RunStats,
 }

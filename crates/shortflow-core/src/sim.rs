@@ -366,6 +366,7 @@ impl Simulation {
             tt.timeouts.push(t.timeouts);
             tt.initial_cwnd.push(t.initial_cwnd);
         }
+        let mut reported_cbs = std::collections::HashSet::new();
         for (i, fa) in self.flows.iter().enumerate() {
             let ft = &mut r.flows;
             ft.flow.push(names[i].clone());
@@ -381,6 +382,10 @@ impl Simulation {
                 ft.timeouts.push(s.nrexmit);
                 ft.fast_retransmits.push(s.nfastrexmit);
                 ft.final_cwnd.push(cb.tcb.cwnd);
+                // A block shared by several connections reports once, under its first.
+                if reported_cbs.insert(s.cb) {
+                    cb.cc.report(&names[i], &mut r.cc);
+                }
                 ft.final_ssthresh.push(cb.tcb.ssthresh as f64);
                 ft.pkts_received.push(k.pkts_received);
             } else {

@@ -101,3 +101,32 @@ fn vienna_config_is_validated() {
         assert_eq!(e.field, field, "{e}");
     }
 }
+
+/// The `cc` table's value of `metric` at each decision of the first flow.
+fn decisions(r: &RunResults, metric: &str) -> Vec<f64> {
+    let t = &r.cc;
+    (0..t.metric.len()).filter(|&i| t.metric[i] == metric).map(|i| t.value[i]).collect()
+}
+
+#[test]
+fn a_long_vienna_flow_starts_at_the_bounds_and_ends_as_reno() {
+    // P4 Fig. 3: one long Vienna flow; its parameters start at (8, 0.9, 2) and fall to
+    // (1, 0.5, 1) as the data sent grows past what a short flow may take.
+    let r = shortflow_core::run(&path(r#"{"kind": "vienna"}"#, 1, 1_000_000, 1.0, 0.025, 5)).unwrap();
+    let (alpha, beta, gamma) = (decisions(&r, "alpha"), decisions(&r, "beta"), decisions(&r, "gamma"));
+    let sent = decisions(&r, "sent");
+    let (b, b_max) = (decisions(&r, "model_b"), decisions(&r, "model_b_max"));
+    eprintln!("decisions at N = {sent:?}\nalpha {alpha:?}\nbeta {beta:?}\ngamma {gamma:?}\nB {b:?}\nB_max {b_max:?}");
+    assert!(sent.len() >= 4, "the start and evaluations after 1, 3, 11, 611, ... segments");
+    assert_eq!((alpha[0], beta[0], gamma[0]), (8.0, 0.9, 2.0));
+    assert_eq!(sent[0], 0.0);
+    let last = sent.len() - 1;
+    assert_eq!((alpha[last], beta[last], gamma[last]), (1.0, 0.5, 1.0));
+    // Every evaluation that chose a setting other than the fallback keeps B below B_max.
+    for i in 1..sent.len() {
+        if (alpha[i], beta[i], gamma[i]) != (1.0, 0.5, 1.0) {
+            assert!(b[i] < b_max[i], "decision {i}: B {} >= B_max {}", b[i], b_max[i]);
+        }
+    }
+    assert!(r.cc.flow.iter().all(|f| f == "f0"));
+}

@@ -103,6 +103,36 @@ def _asym(quick: bool, jobs: int, out: Optional[Path]) -> None:
                       highlight=False)
 
 
+@app.command("vienna")
+def vienna_cmd(
+    quick: bool = typer.Option(False, "--quick", help="Reduced run: 2 seeds, 150 s of Fig. 3."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/repro-vienna[-quick])."),
+) -> None:
+    """TCP Vienna (Ziegler et al., size-based congestion control): Fig. 1 (model) and Fig. 3 (one Vienna flow under
+    random loss, literal and doubling evaluation schedules, 100 and 20 ms) with a claims table.
+
+    Writes fig1/fig3 .csv/.png, claims.json and claims.md into --out. Figs. 4-6 are listed as not run.
+    """
+    friendly(_vienna)(quick, out)
+
+
+def _vienna(quick: bool, out: Optional[Path]) -> None:
+    from .vienna import run
+
+    mode = "quick" if quick else "full"
+    out = out or Path("out") / ("repro-vienna" + ("-quick" if quick else ""))
+    rep = run(out, mode=mode, log=lambda m: err_console.print(f"[dim]{escape(m)}[/]"))
+    t = Table(title=f"TCP Vienna claims ({mode} mode, {rep.wall_s:.0f} s)", title_justify="left")
+    for c in ("id", "criterion", "verdict", "ours"):
+        t.add_column(c, overflow="fold")
+    mark = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "–"}
+    for c in rep.claims:
+        t.add_row(c.id, c.source, mark[c.passed], escape(c.measured))
+    out_console.print(t)
+    out_console.print(f"{len(rep.passed)}/{sum(c.passed is not None for c in rep.claims)} evaluated claims pass; "
+                      f"claims: {rep.out / 'claims.md'}", highlight=False)
+
+
 @app.command("faststart")
 def faststart_cmd(
     quick: bool = typer.Option(False, "--quick", help="Reduced run: seeds 1-3, bulk flows in {1,4,10}, Web pairs in {1,5,20}."),

@@ -23,6 +23,7 @@ pub mod vienna;
 use crate::config::{CcConfig, TcpVariant};
 use crate::error::ConfigError;
 use crate::tcp::events::{AckSample, LossEvent, SendMeta};
+use crate::results::CcTrace;
 use crate::tcp::rtt::{RttEstimator, RttParams};
 use crate::time::SimTime;
 
@@ -147,6 +148,9 @@ pub trait CongestionControl {
     }
     /// Rule-specific state for traces: (name, value) pairs.
     fn metrics(&self, _out: &mut Vec<(&'static str, f64)>) {}
+    /// At the end of a run: the rule's decisions, if it logs any (TCP Vienna's
+    /// evaluations), into the run's `cc` table.
+    fn report(&self, _flow: &str, _out: &mut CcTrace) {}
     /// Does the rule read per-segment detail (`AckSample::rtt`, `AckSample::rate`,
     /// `LossEvent::lost_sent_at`)? Only then does the sender keep its sent-segment
     /// log, so ns-2's rules pay nothing for it.
@@ -225,6 +229,9 @@ impl AnyCc {
     }
     pub fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
         dispatch!(self, c => c.metrics(out))
+    }
+    pub fn report(&self, flow: &str, out: &mut CcTrace) {
+        dispatch!(self, c => c.report(flow, out))
     }
     pub fn wants_detail(&self) -> bool {
         dispatch!(self, c => c.wants_detail())

@@ -23,6 +23,8 @@ use super::{CongestionControl, RttView, Tcb};
 use crate::config::{ViennaCcConfig, ViennaSchedule, ViennaSize, ViennaWindowModel};
 use crate::error::{err, ConfigError};
 use crate::tcp::events::{AckSample, LossEvent, LossKind, SendMeta};
+use crate::results::CcTrace;
+use crate::time::SimTime;
 use crate::vienna::{self, Params, PathModel, WindowModel};
 
 /// Which size the model is asked about.
@@ -101,6 +103,21 @@ pub struct Vienna {
     /// The last evaluation's model throughput and B_max (segments/s), for traces.
     pub last_b: f64,
     pub last_b_max: f64,
+    /// Every decision (the start and each evaluation that ran), for the `cc` table.
+    pub log: Vec<Evaluation>,
+}
+
+/// One decision of a Vienna sender, as the `cc` table reports it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Evaluation {
+    pub at: SimTime,
+    pub sent: u64,
+    pub size: f64,
+    pub loss_estimate: f64,
+    pub srtt_s: f64,
+    pub params: Params,
+    pub b: f64,
+    pub b_max: f64,
 }
 
 impl Vienna {
@@ -149,6 +166,7 @@ impl Vienna {
             highest_sent: -1,
             last_b: f64::NAN,
             last_b_max: f64::NAN,
+            log: Vec::new(),
         }
     }
 
@@ -179,8 +197,21 @@ impl Vienna {
         } else if meta.seq > self.highest_sent {
             self.highest_sent = meta.seq;
         }
+        if self.log.is_empty() {
+            // The starting point (the upper bounds), for the trace.
+            self.log.push(Evaluation {
+                at: meta.now,
+                sent: 0,
+                size: self.model_size(),
+                loss_estimate: 0.0,
+                srtt_s,
+                params: self.params,
+                b: f64::NAN,
+                b_max: f64::NAN,
+            });
+        }
         if self.sent >= self.next_eval {
-            self.evaluate(t, srtt_s, rto_s);
+            self.evaluate(t, meta.now, srtt_s, rto_s);
             self.evaluations += 1;
             let step = match self.cfg.schedule {
                 Schedule::Literal => pow2_capped(self.sent, self.cfg.max_interval),
@@ -191,7 +222,7 @@ impl Vienna {
     }
 
     /// P4 Fig. 2 with the current estimates (no change while p = 0 or without an RTT).
-    fn evaluate(&mut self, t: &Tcb, srtt_s: f64, rto_s: f64) {
+    fn evaluate(&mut self, t: &Tcb, now: SimTime, srtt_s: f64, rto_s: f64) {
         let p = self.loss_estimate();
         if p <= 0.0 || srtt_s <= 0.0 {
             return;
@@ -202,10 +233,21 @@ impl Vienna {
         path.b = self.cfg.acks_b;
         path.wmax = t.wnd.max(1.0);
         path.window_model = self.cfg.window_model;
-        let s = vienna::select(self.model_size(), &path, self.cfg.full_grid);
+        let d = self.model_size();
+        let s = vienna::select(d, &path, self.cfg.full_grid);
         self.params = s.params;
         self.last_b = s.b;
         self.last_b_max = s.b_max;
+        self.log.push(Evaluation {
+            at: now,
+            sent: self.sent,
+            size: d,
+            loss_estimate: p,
+            srtt_s,
+            params: s.params,
+            b: s.b,
+            b_max: s.b_max,
+        });
     }
 }
 
@@ -254,6 +296,27 @@ impl CongestionControl for Vienna {
         }
     }
 
+    fn report(&self, flow: &str, out: &mut CcTrace) {
+        for (i, e) in self.log.iter().enumerate() {
+            out.push(
+                flow,
+                e.at.as_secs_f64(),
+                i as u32,
+                &[
+                    ("sent", e.sent as f64),
+                    ("size", e.size),
+                    ("loss_estimate", e.loss_estimate),
+                    ("srtt_s", e.srtt_s),
+                    ("alpha", e.params.alpha),
+                    ("beta", e.params.beta),
+                    ("gamma", e.params.gamma),
+                    ("model_b", e.b),
+                    ("model_b_max", e.b_max),
+                ],
+            );
+        }
+    }
+
     fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("alpha", self.params.alpha));
         out.push(("beta", self.params.beta));
@@ -269,7 +332,6 @@ mod tests {
     use super::*;
     use crate::config::TcpVariant;
     use crate::tcp::cc::CwndAction;
-    use crate::time::SimTime;
 
     fn tcb(cwnd: f64, ssthresh: i32) -> Tcb {
         Tcb {

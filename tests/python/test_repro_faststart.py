@@ -90,6 +90,8 @@ def test_reduced_quick_run_produces_every_figure_and_claim(tmp_path: Path, core)
     data = json.loads((tmp_path / "claims.json").read_text())
     assert data["counts"]["claims"] == len(rep.claims)
     assert all(c["against"] and c["thesis"] and c["measured"] for c in data["claims"])
+    cc = (tmp_path / "crosscheck.md").read_text()
+    assert "spand-fig10" in cc and "e8.2-l2" in cc and "fast_start" in cc
     md = (tmp_path / "claims.md").read_text()
     assert md.count("\n| ") == len(rep.claims) + 1
     # Fast start happened: the fast-start configurations started the second page with a

@@ -1,8 +1,9 @@
 """Reproduction of TCP Fast Start (Padmanabhan, PhD thesis 1998, ch. 8; spec
 ``thesis-faststart-asymmetry.md`` Part A): the simulations of §8.4 (Figs. 8.4, 8.5, 8.7,
-8.8, 8.9, the L4 text result and Table 8.1) from ``scenarios/faststart``, and a claims
-table: the thesis's statement, our number, pass/fail under a stated tolerance, and what it
-was checked against.
+8.8, 8.9, the L4 text result and Table 8.1) from ``scenarios/faststart``, a claims table
+(the thesis's statement, our number, pass/fail under a stated tolerance, and what it was
+checked against: the thesis text, or ns-2.35 for the rows it can check), and a TCP/SPAND vs
+Fast Start cross-check (``crosscheck.md``).
 
     from shortflow.repro import faststart
     report = faststart.run("out/repro-faststart", mode="quick", jobs=2)
@@ -59,9 +60,10 @@ class Report:
             "counts": {"claims": len(self.claims), "evaluated": sum(c.passed is not None for c in self.claims),
                        "pass": len(self.passed), "fail": sum(c.passed is False for c in self.claims)},
             "claims": [c.to_dict() for c in self.claims],
+            "outputs": self.files,
             "experiments": {k: {"caption": r.exp.caption, "files": [f for _, f in r.exp.files], "overrides": r.changes,
                                 "runs": r.tasks, "computed": r.computed, "sweep_wall_s": round(r.wall_s, 2),
-                                "outputs": self.files[k]} for k, r in self.runs.items()},
+                                } for k, r in self.runs.items()},
         }
 
 
@@ -133,9 +135,10 @@ def write_claims_markdown(rep: Report, path: Path) -> Path:
 
 def run(out: str | Path, mode: str = "full", jobs: int = 2, *, settings: Optional[Settings] = None,
         scenario_dir: Optional[str | Path] = None, progress: bool = False, oracle: bool = True,
-        log: Optional[Callable[[str], None]] = None) -> Report:
+        crosscheck: bool = True, log: Optional[Callable[[str], None]] = None) -> Report:
     """Run the reproduction into ``out`` and return its claims report; with ``oracle`` (and
-    ``ns`` installed) add the ns-2.35 checks of ``oracle.py``."""
+    ``ns`` installed) add the ns-2.35 checks of ``oracle.py``; with ``crosscheck`` run the
+    TCP/SPAND vs Fast Start comparison of ``crosscheck.py``."""
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}: use one of {', '.join(MODES)}")
     t0 = time.perf_counter()
@@ -163,6 +166,12 @@ def run(out: str | Path, mode: str = "full", jobs: int = 2, *, settings: Optiona
 
         say("ns-2.35 oracle (tcp rows, fast start with maxburst 0)")
         claims += oracle_claims(sdir)
+    if crosscheck:
+        from .crosscheck import run_crosscheck
+
+        say("cross-check: TCP/SPAND and Fast Start on the SPAND Fig. 10 and the E8.2 scenarios")
+        run_crosscheck(out, sdir, quick=mode == "quick", jobs=jobs, progress=progress)
+        files["crosscheck"] = ["crosscheck.csv", "crosscheck.md"]
     rep = Report(mode, out, st.to_dict(), claims, runs, files, 0.0,
                  datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     rep.wall_s = time.perf_counter() - t0

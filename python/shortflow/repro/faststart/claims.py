@@ -6,7 +6,7 @@ checked against ns-2.35 as well, see ``Claim.against``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Iterable, Mapping, Optional
 
 import polars as pl
 
@@ -70,6 +70,12 @@ def _reds(t: pl.DataFrame, panel: str, base: str = "tcp", new: str = "fs-pdrop")
     return {x: _red(_mean(t, panel, base, x), _mean(t, panel, new, x)) for x in _xs(t, panel)}
 
 
+def _avg(vals: Iterable[Optional[float]]) -> Optional[float]:
+    """Mean of the values that exist (None if none does)."""
+    v = [x for x in vals if x is not None]
+    return sum(v) / len(v) if v else None
+
+
 def _within(v: Optional[float], lo: float, hi: float) -> Optional[bool]:
     return None if v is None else lo <= v <= hi
 
@@ -88,12 +94,11 @@ def fig8_4(t: Tables) -> list[Claim]:
         return []
     out = []
     r2 = [v for v in _reds(s, "l2").values() if v is not None]
-    avg2 = sum(r2) / len(r2) if r2 else None
+    avg2 = _avg(r2)
     out.append(_claim("8.4a-similar", "Fig. 8.4(a)", "L2 (50 ms), constant load: tcp and fs-pdrop take about the same time",
                       "mean reduction of fs-pdrop vs tcp over N within ±15%", THESIS, _within(avg2, -15, 15),
                       f"fs-pdrop vs tcp: {_f(avg2)}% (per N: {', '.join(_f(v) for v in r2)})", reduction_pct=avg2))
-    fsr = [v for v in _reds(s, "l2", "fs-pdrop", "fs").values() if v is not None]
-    avgf = sum(fsr) / len(fsr) if fsr else None
+    avgf = _avg(_reds(s, "l2", "fs-pdrop", "fs").values())
     out.append(_claim("8.4a-fs", "Fig. 8.4(a)", "L2: fs only about 15% better than fs-pdrop",
                       "mean reduction of fs vs fs-pdrop in [5, 25]%", THESIS, _within(avgf, 5, 25),
                       f"fs vs fs-pdrop: {_f(avgf)}%", reduction_pct=avgf))
@@ -105,8 +110,7 @@ def fig8_4(t: Tables) -> list[Claim]:
                       (len(inside) >= 2 * len(vals) / 3) if vals else None,
                       "fs-pdrop vs tcp per N: " + ", ".join(f"N={int(x)}: {_f(v)}%" for x, v in r3.items()),
                       reductions={str(x): v for x, v in r3.items()}))
-    fs3 = [v for v in _reds(s, "l3", "fs-pdrop", "fs").values() if v is not None]
-    avg3 = sum(fs3) / len(fs3) if fs3 else None
+    avg3 = _avg(_reds(s, "l3", "fs-pdrop", "fs").values())
     out.append(_claim("8.4b-fs", "Fig. 8.4(b)", "L3: fs about 5% better than fs-pdrop",
                       "mean reduction of fs vs fs-pdrop in [-5, 15]%", THESIS, _within(avg3, -5, 15),
                       f"fs vs fs-pdrop: {_f(avg3)}%", reduction_pct=avg3))
@@ -137,8 +141,7 @@ def fig8_5(t: Tables) -> list[Claim]:
     out = []
     xs = _xs(s, "l2")
     ratios = {x: _ratio(_mean(s, "l2", "fs-pdrop", x), _mean(s, "l2", "tcp", x)) for x in xs}
-    rv = [v for v in ratios.values() if v is not None]
-    avg = sum(rv) / len(rv) if rv else None
+    avg = _avg(ratios.values())
     out.append(_claim("8.5a-pdrop", "Fig. 8.5(a)", "L2, changed load: fs-pdrop about the same as tcp despite many fast-start drops",
                       "fs-pdrop / tcp averaged over N in [0.85, 1.15]", THESIS, _within(avg, 0.85, 1.15),
                       "fs-pdrop/tcp per N: " + ", ".join(f"N={int(x)}: {_f(v, 2)}" for x, v in ratios.items()),
@@ -148,8 +151,7 @@ def fig8_5(t: Tables) -> list[Claim]:
     out.append(_claim("8.5a-noflr", "Fig. 8.5(a)", "L2: fs-pdrop-noflr up to 5X worse than tcp",
                       "largest noflr/tcp over N in [2, 6]", THESIS, _within(worst, 2.0, 6.0),
                       f"largest fs-pdrop-noflr/tcp {_f(worst, 2)}X", worst_ratio=worst))
-    fr = [v for v in _reds(s, "l2", "tcp", "fs").values() if v is not None]
-    favg = sum(fr) / len(fr) if fr else None
+    favg = _avg(_reds(s, "l2", "tcp", "fs").values())
     out.append(_claim("8.5a-fs", "Fig. 8.5(a)", "L2: fs 40-50% better than tcp and fs-pdrop (it pushes losses onto the bulk flows)",
                       "mean reduction of fs vs tcp in [30, 60]%", THESIS, _within(favg, 30, 60),
                       f"fs vs tcp {_f(favg)}%", reduction_pct=favg))
@@ -162,8 +164,7 @@ def fig8_5(t: Tables) -> list[Claim]:
     x3 = _xs(s, "l3")
     nf3 = max((v for v in (_ratio(_mean(s, "l3", "fs-pdrop-noflr", x), _mean(s, "l3", "tcp", x)) for x in x3)
                if v is not None), default=None)
-    pd3 = [v for v in (_ratio(_mean(s, "l3", "fs-pdrop", x), _mean(s, "l3", "tcp", x)) for x in x3) if v is not None]
-    pd3avg = sum(pd3) / len(pd3) if pd3 else None
+    pd3avg = _avg(_ratio(_mean(s, "l3", "fs-pdrop", x), _mean(s, "l3", "tcp", x)) for x in x3)
     ok = None if nf3 is None or worst is None else nf3 <= worst
     out.append(_claim("8.5b-smaller", "Fig. 8.5(b)", "L3 (200 ms), changed load: same ordering, smaller effects",
                       "noflr's worst penalty at L3 no larger than at L2", THESIS, ok,
@@ -194,8 +195,7 @@ def fig8_8(t: Tables) -> list[Claim]:
     out = []
     avg = {}
     for p in ("l1", "l2", "l3", "l4"):
-        v = [r for r in _reds(s, p).values() if r is not None]
-        avg[p] = sum(v) / len(v) if v else None
+        avg[p] = _avg(_reds(s, p).values())
     grows = None if None in avg.values() else (abs(avg["l1"]) < 10 and avg["l1"] < avg["l2"] < avg["l3"])
     out.append(_claim("8.8-bdp", "Fig. 8.8", "Competing downloads, constant load: the gain grows with the bandwidth-delay product; "
                       "about none at 28.8 Kb/s", "|reduction| at L1 below 10% and L1 < L2 < L3 (mean over N)", THESIS, grows,
@@ -226,7 +226,7 @@ def fig8_9(t: Tables) -> list[Claim]:
     avg, worst = {}, None
     for p in ("l1", "l2", "l3", "l4"):
         v = [r for r in _reds(s, p).values() if r is not None]
-        avg[p] = sum(v) / len(v) if v else None
+        avg[p] = _avg(v)
         if v:
             worst = min(v) if worst is None else min(worst, min(v))
     vanish = None if None in avg.values() else (all(abs(avg[p]) < 15 for p in ("l1", "l2", "l3")) and avg["l4"] > 20)

@@ -15,7 +15,6 @@ scenario's ``page.request_gap``. Completion = images end - HTML start + request_
 from __future__ import annotations
 
 import copy
-import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Optional
@@ -25,6 +24,7 @@ import polars as pl
 from ...scenario import Scenario, load
 from ...stats import summarize
 from ...units import parse_time
+from ..paths import find_scenario_dir as find
 
 __all__ = ["Experiment", "EXPERIMENTS", "Settings", "MODES", "find_scenario_dir", "run_experiment",
            "second_downloads", "LINK_OF_DELAY"]
@@ -91,17 +91,7 @@ MODES: dict[str, Settings] = {
 def find_scenario_dir(start: Optional[Path] = None) -> Path:
     """``scenarios/faststart`` of the repository: ``$SHORTFLOW_FASTSTART_SCENARIOS``, else the
     first parent of the working directory or of this package that has it."""
-    env = os.environ.get("SHORTFLOW_FASTSTART_SCENARIOS")
-    if env:
-        return Path(env)
-    here = Path(__file__).resolve()
-    for base in [Path(start or Path.cwd()).resolve(), *here.parents]:
-        for cand in [base, *base.parents]:
-            d = cand / "scenarios" / "faststart"
-            if (d / "e8_1.toml").exists():
-                return d
-    raise FileNotFoundError("cannot find scenarios/faststart/e8_1.toml: run from the shortflow repository or set "
-                            "SHORTFLOW_FASTSTART_SCENARIOS")
+    return find("faststart", "e8_1.toml", "SHORTFLOW_FASTSTART_SCENARIOS", start)
 
 
 def _reduced(path: Path, settings: Settings) -> tuple[Scenario, dict[str, Any]]:

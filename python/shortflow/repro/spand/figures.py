@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import itertools
 import json
-import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -107,17 +106,9 @@ MODES: dict[str, Settings] = {
 def find_scenario_dir(start: Optional[Path] = None) -> Path:
     """``scenarios/spand`` of the repository: ``$SHORTFLOW_SPAND_SCENARIOS``, else the first
     parent of the working directory or of this package that has it."""
-    env = os.environ.get("SHORTFLOW_SPAND_SCENARIOS")
-    if env:
-        return Path(env)
-    here = Path(__file__).resolve()
-    for base in [Path(start or Path.cwd()).resolve(), *here.parents]:
-        for cand in [base, *base.parents]:
-            d = cand / "scenarios" / "spand"
-            if (d / "fig10.toml").exists():
-                return d
-    raise FileNotFoundError("cannot find scenarios/spand/fig10.toml: run from the shortflow repository or set "
-                            "SHORTFLOW_SPAND_SCENARIOS")
+    from ..paths import find_scenario_dir as find
+
+    return find("spand", "fig10.toml", "SHORTFLOW_SPAND_SCENARIOS", start)
 
 
 def figure_scenario(spec: FigSpec, settings: Settings, scenario_dir: Path) -> tuple[Scenario, dict[str, Any]]:

@@ -54,7 +54,7 @@ def test_repro_asym_quick(core, tmp_path: Path) -> None:
     ids = {c["id"] for c in doc["claims"]}
     assert {"k", "e91-order", "t91-tcp-bimodal", "t91-af-afirst", "t92-red", "t92-afirst"} <= ids
     # The Fast Start rows are listed, not faked.
-    fs = [c for c in doc["claims"] if c["id"].endswith("-fs")]
+    fs = [c for c in doc["claims"] if "-fs" in c["id"]]
     assert len(fs) == 4 and all(c["pass"] is None and "needs Fast Start" in c["ours"] for c in fs)
     # Every other claim has a verdict and says what it was checked against.
     assert all(c["pass"] is not None for c in doc["claims"] if c not in fs)

@@ -56,8 +56,13 @@ def test_repro_asym_quick(core, tmp_path: Path) -> None:
     # The Fast Start rows are listed, not faked.
     fs = [c for c in doc["claims"] if "-fs" in c["id"]]
     assert len(fs) == 4 and all(c["pass"] is None and "needs Fast Start" in c["ours"] for c in fs)
-    # Every other claim has a verdict and says what it was checked against.
-    assert all(c["pass"] is not None for c in doc["claims"] if c not in fs)
+    # Every other claim has a verdict (the ns-2.35 rows only with an `ns` binary) and
+    # says what it was checked against.
+    import shutil
+
+    has_ns = shutil.which("ns") is not None
+    assert all(c["pass"] is not None for c in doc["claims"] if c not in fs and (has_ns or not c["id"].startswith("ns-")))
+    assert {f"ns-t91-{s}" for s in ("tcp", "af", "af-afirst")} <= ids
     assert all(c["checked_against"] for c in doc["claims"])
     # Both parameter sets ran (the spec's and the author's ns script values).
     assert set(rep.tables["e92"]["variant"]) == {"spec", "nsscript"}

@@ -52,7 +52,7 @@ def test_repro_asym_quick(core, tmp_path: Path) -> None:
         assert (tmp_path / f).stat().st_size > 0, f
     doc = json.loads((tmp_path / "claims.json").read_text())
     ids = {c["id"] for c in doc["claims"]}
-    assert {"k", "e91-order", "t91-tcp-bimodal", "t91-af-afirst", "t92-red", "t92-afirst"} <= ids
+    assert {"k", "e91-order", "t91-tcp-bimodal", "t91-af-afirst", "t92-red", "t92-afirst", "fig9.5", "fig9.6"} <= ids
     # The Fast Start rows are listed, not faked.
     fs = [c for c in doc["claims"] if "-fs" in c["id"]]
     assert len(fs) == 4 and all(c["pass"] is None and "needs Fast Start" in c["ours"] for c in fs)

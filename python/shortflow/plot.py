@@ -179,7 +179,9 @@ def trace_frames(res: Any, flow: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     sender: time_s, ackno -- from the ack trace). Empty frames where a trace was off."""
     names = res.flow_names()
     if flow not in names:
-        raise ScenarioError(None, [Problem("flow", f"no flow named {flow!r}{suggest(flow, names)}", flow)])
+        hint = suggest(flow, names)
+        raise ScenarioError(None, [Problem("flow", f"no such connection{f' (did you mean {hint!r}?)' if hint else ''}; "
+                                           f"connections: {', '.join(names)}", flow)])
     ix = names.index(flow)
     acks = res.acks.filter(pl.col("flow") == ix).select((pl.col("time_ns") / 1e9).alias("time_s"), "ackno")
     pk = res.packets.filter((pl.col("flow") == ix) & (pl.col("kind") == 0) & (pl.col("event") == ord("+")))

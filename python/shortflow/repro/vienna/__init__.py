@@ -115,9 +115,9 @@ def _scenario(schedule: str, delay_s: float, duration_s: float):
     import copy
 
     from ...scenario import Scenario, load
-    from ..faststart.experiments import find_scenario_dir  # the repository's scenarios/
+    from ..paths import find_scenario_dir
 
-    base = load(find_scenario_dir().parent / "vienna" / "fig3.toml")
+    base = load(find_scenario_dir("vienna", "fig3.toml", "SHORTFLOW_VIENNA_SCENARIOS") / "fig3.toml")
     raw = copy.deepcopy(base.raw)
     raw["duration"] = f"{duration_s:g}s"
     raw["topology"]["links"][0]["delay"] = f"{delay_s * 1000:g}ms"

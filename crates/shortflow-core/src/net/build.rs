@@ -105,7 +105,7 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
             }
         }
         for (l, n) in names.iter().enumerate() {
-            net.links[l].traced = traced_links.is_empty() || traced_links.contains(n);
+            net.links[l].set_traced(traced_links.is_empty() || traced_links.contains(n));
         }
     }
     Ok(Topology { net, node_ix, node_addr })

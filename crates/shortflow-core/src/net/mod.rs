@@ -83,10 +83,23 @@ impl Network {
         }
         let ix = self.elements.len() as u32;
         for l in self.links.iter_mut().filter(|l| l.dst == node) {
-            l.dst_elem = ix;
+            l.set_dst_elem(ix);
         }
         self.elements.push(e);
         Ok(ix)
+    }
+
+    /// The trace line and the element of an arrival on link `l` (`Link::arrive_hooks`);
+    /// true if the element took the packet.
+    #[cold]
+    #[inline(never)]
+    fn arrive_hooks(&mut self, sched: &mut Scheduler, l: u32, pkt: PktId) -> bool {
+        let link = &self.links[l as usize];
+        let elem = link.dst_elem();
+        if link.traced() {
+            self.trace_pkt(sched.now(), b'r', l, pkt);
+        }
+        elem != NO_ELEM && self.element_recv(sched, elem, pkt) == Verdict::Consumed
     }
 
     /// Hand `pkt`, arriving at the node of element `elem`, to the element. Out of line
@@ -156,7 +169,7 @@ impl Network {
         let link = &mut self.links[l as usize];
         link.arrivals += 1;
         let busy = link.busy(now, seq);
-        let traced = link.traced;
+        let traced = link.traced();
         if link.passthrough && !busy && !link.txdone_pending && link.queue.is_empty() {
             // Idle link, empty DropTail: enqueue + dequeue would hand this very packet
             // to the transmitter (see `Link::passthrough`); skip the queue's ring buffer.
@@ -193,7 +206,7 @@ impl Network {
         let link = &mut self.links[l as usize];
         let mut cx = QueueCtx { now, pool: &mut self.pool, rng: &mut self.queue_rng, link_busy: busy, drops: &mut self.drops };
         link.queue.enqueue(pkt, &mut cx);
-        if link.traced {
+        if link.traced() {
             self.trace_pkt(now, b'+', l, pkt);
         }
         if !self.drops.is_empty() {
@@ -206,7 +219,7 @@ impl Network {
     #[inline(never)]
     fn queue_drops(&mut self, now: SimTime, l: u32) {
         let mut drops = std::mem::take(&mut self.drops);
-        let traced = self.links[l as usize].traced;
+        let traced = self.links[l as usize].traced();
         for d in &drops {
             if d.filtered {
                 // ns-2 frees filtered acks silently (no trace line, no drop).
@@ -238,7 +251,7 @@ impl Network {
         link.busy_until = now + txt;
         link.departures += 1;
         link.bytes_departed += size as u64;
-        let traced = link.traced;
+        let traced = link.traced();
         // ns-2 order: the arrival downstream is scheduled before the queue's resume.
         sched.at(now + txt + link.delay, Event::Arrive { link: l, pkt: p });
         link.resume_seq = sched.reserve_seq();
@@ -266,13 +279,10 @@ impl Network {
     /// A packet finished propagating on link `l` and reaches the link's far node.
     #[inline]
     pub fn arrive(&mut self, sched: &mut Scheduler, l: u32, pkt: PktId) -> Arrival {
-        // The link's fields are read once, before the (rare) trace and element calls.
+        // The link's fields are read once; tracing and elements are one (rare) test.
         let link = &self.links[l as usize];
-        let (node, traced, elem) = (link.dst, link.traced, link.dst_elem);
-        if traced {
-            self.trace_pkt(sched.now(), b'r', l, pkt);
-        }
-        if elem != NO_ELEM && self.element_recv(sched, elem, pkt) == Verdict::Consumed {
+        let node = link.dst;
+        if link.arrive_hooks() && self.arrive_hooks(sched, l, pkt) {
             return Arrival::Consumed;
         }
         let p = self.pool.get(pkt);

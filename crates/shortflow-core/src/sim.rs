@@ -133,8 +133,8 @@ impl Simulation {
             paths,
             node_addr: node_addr.clone(),
             flow_names: cfg.flows.iter().map(|f| f.name.clone()).collect(),
-            ack_trace: if cfg.trace.acks { Some(AckTrace::default()) } else { None },
-            cwnd_trace: if cfg.trace.cwnd { Some(CwndTrace::default()) } else { None },
+            ack_trace: if cfg.trace.acks { Some(Box::default()) } else { None },
+            cwnd_trace: if cfg.trace.cwnd { Some(Box::default()) } else { None },
             ..Default::default()
         };
         let mut flow_ix: HashMap<&str, u32> = HashMap::with_capacity(cfg.flows.len());
@@ -423,10 +423,10 @@ impl Simulation {
             r.links.bytes_departed.push(link.bytes_departed);
         }
         if let Some(a) = &self.shared.ack_trace {
-            r.acks = a.clone();
+            r.acks = AckTrace::clone(a);
         }
         if let Some(c) = &self.shared.cwnd_trace {
-            r.cwnd = c.clone();
+            r.cwnd = CwndTrace::clone(c);
         }
         if let Some(p) = &self.net.trace {
             r.packets = p.clone();

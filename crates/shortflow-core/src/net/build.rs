@@ -97,7 +97,7 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
             let mut link = Link::new(a, b, rate.round() as u64, delay_t, queue);
             if loss > 0.0 {
                 let name = format!("loss:{}->{}", cfg.nodes[a as usize], cfg.nodes[b as usize]);
-                link.loss = Some(Box::new(RandomLoss { p: loss, rng: Rng::for_source(cfg.seed, &name), lost: 0 }));
+                link.set_loss(Some(Box::new(RandomLoss { p: loss, rng: Rng::for_source(cfg.seed, &name), lost: 0 })));
             }
             links.push(link);
             link_pairs.push((a, b));
@@ -122,7 +122,7 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
             }
         }
         for (l, n) in names.iter().enumerate() {
-            net.links[l].traced = traced_links.is_empty() || traced_links.contains(n);
+            net.links[l].set_traced(traced_links.is_empty() || traced_links.contains(n));
         }
     }
     Ok(Topology { net, node_ix, node_addr })

@@ -34,18 +34,23 @@ pub struct Link {
     /// Acks removed by the queue's ack filter (not drops: they were redundant).
     pub filtered: u64,
     pub bytes_departed: u64,
-    /// Record per-packet events of this link.
-    pub traced: bool,
+    /// Record per-packet events of this link (set with [`Link::set_traced`]).
+    traced: bool,
     /// Memo of `tx_time` for the last two packet sizes seen (see [`Link::tx_time`]).
     txt_memo: [(u32, SimTime); 2],
     /// The queue is a DropTail that accepts an arrival when empty, so an arrival at an
     /// idle link with an empty queue is accepted and dequeued at once: `link_recv` may
     /// hand it straight to the transmitter (see [`Link::new`]).
     pub(crate) passthrough: bool,
-    /// The element at the far node (`net::element`), or `NO_ELEM`.
-    pub(crate) dst_elem: u32,
-    /// Uniform random loss on this link, if any (`LinkConfig::loss`).
-    pub loss: Option<Box<RandomLoss>>,
+    /// The element at the far node (`net::element`), or `NO_ELEM` (set with
+    /// [`Link::set_dst_elem`]).
+    dst_elem: u32,
+    /// Uniform random loss on this link, if any (`LinkConfig::loss`; set with
+    /// [`Link::set_loss`]).
+    loss: Option<Box<RandomLoss>>,
+    /// `traced`, an element at the far node or random loss: an arrival has more to do
+    /// than deliver or forward. One test on the arrival path instead of three.
+    arrive_hooks: bool,
     /// The rate the memo was computed for (`rate_bps` is public: if it is changed, the
     /// memo is dropped).
     txt_memo_rate: u64,
@@ -100,8 +105,50 @@ impl Link {
             passthrough,
             dst_elem: crate::net::element::NO_ELEM,
             loss: None,
+            arrive_hooks: false,
             txt_memo_rate: rate_bps,
         }
+    }
+
+    /// Record this link's per-packet events or not.
+    pub fn set_traced(&mut self, on: bool) {
+        self.traced = on;
+        self.update_hooks();
+    }
+    fn update_hooks(&mut self) {
+        self.arrive_hooks = self.traced || self.dst_elem != crate::net::element::NO_ELEM || self.loss.is_some();
+    }
+    /// Lose packets crossing this link at random (`None`: no loss).
+    pub fn set_loss(&mut self, loss: Option<Box<RandomLoss>>) {
+        self.loss = loss;
+        self.update_hooks();
+    }
+    /// The link's random loss, if any.
+    pub fn loss(&self) -> Option<&RandomLoss> {
+        self.loss.as_deref()
+    }
+    #[inline]
+    pub(crate) fn loss_mut(&mut self) -> Option<&mut RandomLoss> {
+        self.loss.as_deref_mut()
+    }
+    #[inline]
+    pub fn traced(&self) -> bool {
+        self.traced
+    }
+
+    /// Hand arrivals at the far node to element `elem` first.
+    pub(crate) fn set_dst_elem(&mut self, elem: u32) {
+        self.dst_elem = elem;
+        self.update_hooks();
+    }
+    #[inline]
+    pub(crate) fn dst_elem(&self) -> u32 {
+        self.dst_elem
+    }
+    /// An arrival must be traced or shown to an element (see `Network::arrive`).
+    #[inline]
+    pub(crate) fn arrive_hooks(&self) -> bool {
+        self.arrive_hooks
     }
 
     /// A memo holding only valid pairs (for a size that practically never occurs).

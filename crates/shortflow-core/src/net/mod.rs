@@ -83,10 +83,34 @@ impl Network {
         }
         let ix = self.elements.len() as u32;
         for l in self.links.iter_mut().filter(|l| l.dst == node) {
-            l.dst_elem = ix;
+            l.set_dst_elem(ix);
         }
         self.elements.push(e);
         Ok(ix)
+    }
+
+    /// The trace line and the element of an arrival on link `l` (`Link::arrive_hooks`);
+    /// true if the element took the packet.
+    #[cold]
+    #[inline(never)]
+    fn arrive_hooks(&mut self, sched: &mut Scheduler, l: u32, pkt: PktId) -> bool {
+        let link = &mut self.links[l as usize];
+        // Random loss (`LinkConfig::loss`): the packet crossed the link (it used its
+        // capacity) and is lost before the far node sees it; a drop of the link.
+        if link.loss_mut().is_some_and(|loss| loss.lose()) {
+            link.drops += 1;
+            if link.traced() {
+                self.trace_pkt(sched.now(), b'd', l, pkt);
+            }
+            self.pool.free(pkt);
+            return true;
+        }
+        let link = &self.links[l as usize];
+        let elem = link.dst_elem();
+        if link.traced() {
+            self.trace_pkt(sched.now(), b'r', l, pkt);
+        }
+        elem != NO_ELEM && self.element_recv(sched, elem, pkt) == Verdict::Consumed
     }
 
     /// Hand `pkt`, arriving at the node of element `elem`, to the element. Out of line
@@ -156,7 +180,7 @@ impl Network {
         let link = &mut self.links[l as usize];
         link.arrivals += 1;
         let busy = link.busy(now, seq);
-        let traced = link.traced;
+        let traced = link.traced();
         if link.passthrough && !busy && !link.txdone_pending && link.queue.is_empty() {
             // Idle link, empty DropTail: enqueue + dequeue would hand this very packet
             // to the transmitter (see `Link::passthrough`); skip the queue's ring buffer.
@@ -166,7 +190,11 @@ impl Network {
             self.start_tx(sched, l, pkt);
             return;
         }
-        self.enqueue(now, l, pkt, busy);
+        if !link.queue.try_enqueue_plain(pkt) {
+            self.enqueue(now, l, pkt, busy);
+        } else if traced {
+            self.trace_pkt(now, b'+', l, pkt);
+        }
         let link = &mut self.links[l as usize];
         if !busy && !link.txdone_pending {
             // Idle transmitter: start at once (ns-2: !blocked_ -> deque -> DelayLink).
@@ -181,13 +209,15 @@ impl Network {
 
     /// Offer `pkt` to the queue of link `l` (ns-2 `Queue::recv` up to `enque`), and
     /// handle what the queue removed. Out of line, keeping the idle-link path of
-    /// `link_recv` small (measured: fewer instructions per packet on bench a).
+    /// `link_recv` small (measured: fewer instructions per packet on bench a); the
+    /// common case of a DropTail with room and no stage does not come here
+    /// (`AnyQueue::try_enqueue_plain`).
     #[inline(never)]
     fn enqueue(&mut self, now: SimTime, l: u32, pkt: PktId, busy: bool) {
         let link = &mut self.links[l as usize];
         let mut cx = QueueCtx { now, pool: &mut self.pool, rng: &mut self.queue_rng, link_busy: busy, drops: &mut self.drops };
         link.queue.enqueue(pkt, &mut cx);
-        if link.traced {
+        if link.traced() {
             self.trace_pkt(now, b'+', l, pkt);
         }
         if !self.drops.is_empty() {
@@ -200,7 +230,7 @@ impl Network {
     #[inline(never)]
     fn queue_drops(&mut self, now: SimTime, l: u32) {
         let mut drops = std::mem::take(&mut self.drops);
-        let traced = self.links[l as usize].traced;
+        let traced = self.links[l as usize].traced();
         for d in &drops {
             if d.filtered {
                 // ns-2 frees filtered acks silently (no trace line, no drop).
@@ -232,7 +262,7 @@ impl Network {
         link.busy_until = now + txt;
         link.departures += 1;
         link.bytes_departed += size as u64;
-        let traced = link.traced;
+        let traced = link.traced();
         // ns-2 order: the arrival downstream is scheduled before the queue's resume.
         sched.at(now + txt + link.delay, Event::Arrive { link: l, pkt: p });
         link.resume_seq = sched.reserve_seq();
@@ -260,15 +290,10 @@ impl Network {
     /// A packet finished propagating on link `l` and reaches the link's far node.
     #[inline]
     pub fn arrive(&mut self, sched: &mut Scheduler, l: u32, pkt: PktId) -> Arrival {
-        if self.links[l as usize].loss.is_some() && self.lost_on_link(sched.now(), l, pkt) {
-            return Arrival::Consumed;
-        }
-        let node = self.links[l as usize].dst;
-        if self.links[l as usize].traced {
-            self.trace_pkt(sched.now(), b'r', l, pkt);
-        }
-        let elem = self.links[l as usize].dst_elem;
-        if elem != NO_ELEM && self.element_recv(sched, elem, pkt) == Verdict::Consumed {
+        // The link's fields are read once; loss, tracing and elements are one (rare) test.
+        let link = &self.links[l as usize];
+        let node = link.dst;
+        if link.arrive_hooks() && self.arrive_hooks(sched, l, pkt) {
             return Arrival::Consumed;
         }
         let p = self.pool.get(pkt);
@@ -279,24 +304,7 @@ impl Network {
         Arrival::Forwarded
     }
 
-    /// Random loss on link `l` (`LinkConfig::loss`): the packet crossed the link (it
-    /// used its capacity) and is lost before the far node sees it; counted and traced
-    /// as a drop of the link. Out of line: only lossy links come here.
-    #[inline(never)]
-    fn lost_on_link(&mut self, now: SimTime, l: u32, pkt: PktId) -> bool {
-        let link = &mut self.links[l as usize];
-        let Some(loss) = link.loss.as_deref_mut() else { return false };
-        if !loss.lose() {
-            return false;
-        }
-        link.drops += 1;
-        if link.traced {
-            self.trace_pkt(now, b'd', l, pkt);
-        }
-        self.pool.free(pkt);
-        true
-    }
-
+    #[cold]
     fn trace_pkt(&mut self, now: SimTime, ev: u8, l: u32, pkt: PktId) {
         let p = *self.pool.get(pkt);
         if let Some(t) = self.trace.as_mut() {

@@ -67,7 +67,7 @@ impl Rig {
             Rng::for_source(1, "queues"),
             Some(PacketTrace::default()),
         );
-        net.links[0].traced = true;
+        net.links[0].set_traced(true);
         let shared = Shared { flow_names: (0..n).map(|k| format!("c{k}")).collect(), ..Default::default() };
         let mut senders = TcpSenders::default();
         for k in 0..n {

@@ -523,21 +523,12 @@ impl TcpConn {
             size += self.p.hdr;
         }
         let retransmit = seqno <= self.maxseq;
-        let meta = SendMeta { now, flow: self.flow, seq: seqno, retransmit, size, in_flight: self.flight().max(0) as u32 };
-        cb.cc.on_send(&cb.tcb, RttView { est: &cb.rtt, params: &self.p.rtt }, &meta);
-        let low_prio = cb.plan_active
-            && cb.plan_conn == self.agent
-            && (cb.low_prio.is_some_and(|r| !retransmit && r.contains(seqno)) | cb.startup.on_send(&meta).low_prio);
+        cb.cc.on_send(&cb.tcb, RttView { est: &cb.rtt, params: &self.p.rtt }, &self.send_meta(now, seqno, retransmit, size));
         let force_set_rtx_timer = self.highest_ack == self.maxseq;
-        let mut pkt = Packet::data(self.flow, self.dst_node, self.dst_agent, size, seqno, now);
-        pkt.low_prio = low_prio;
-        if self.p.ecn {
-            // ns-2.35 output(): ECT on every data packet; CWR once after a reduction
-            // (SetCWRonRetransmit_ true: retransmissions carry it too).
-            pkt.ect = true;
-            pkt.cwr = std::mem::take(&mut self.cong_action);
-        }
-        let id = cx.net.pool.alloc(pkt);
+        let id = cx.net.pool.alloc(Packet::data(self.flow, self.dst_node, self.dst_agent, size, seqno, now));
+        // Marks are set on the stored packet, out of line: built on the stack and
+        // copied in, the packet cost ~14 instructions more per segment.
+        let low_prio = (cb.plan_active || self.p.ecn) && self.mark(cb, cx.net.pool.get_mut(id), retransmit);
         if self.p.asym_header {
             self.asym_output(cb, cx, id, seqno);
         }
@@ -546,7 +537,8 @@ impl TcpConn {
         if let Some(d) = self.detail.as_deref_mut() {
             d.log.on_send(seqno, now, retransmit, low_prio, seqno + 1 >= self.curseq);
         }
-        cx.net.send_via(cx.sched, self.node, self.first_link, id);
+        // ns-2 updates this state after handing the packet on; the network never reads
+        // it, so it is updated first and fewer values live across the call.
         if !retransmit {
             self.maxseq = seqno;
             if !self.rtt_active {
@@ -559,7 +551,9 @@ impl TcpConn {
         } else {
             self.nrexmitpack += 1;
         }
-        if !self.rtx_timer.pending() || force_set_rtx_timer {
+        let arm_rtx = !self.rtx_timer.pending() || force_set_rtx_timer;
+        cx.net.send_via(cx.sched, self.node, self.first_link, id);
+        if arm_rtx {
             self.set_rtx_timer(cb, cx);
         }
     }
@@ -580,6 +574,31 @@ impl TcpConn {
         p.ecn_echo = std::mem::take(&mut self.ecn_to_echo);
         p.ts_echo = self.ts_peer;
         cx.net.pool.set_options(id, PktOptions { asym: Some(hdr), ..PktOptions::default() });
+    }
+
+    /// What `output` tells the policies about the segment it sends.
+    #[inline(always)]
+    fn send_meta(&self, now: SimTime, seq: i64, retransmit: bool, size: u32) -> SendMeta {
+        SendMeta { now, flow: self.flow, seq, retransmit, size, in_flight: self.flight().max(0) as u32 }
+    }
+
+    /// The marks of data packet `pkt` as `output` sends it: low drop priority from the
+    /// start-up plan, ECT and CWR with ECN. Returns the priority mark. Out of line: a
+    /// plain ns-2 sender sets none.
+    #[cold]
+    #[inline(never)]
+    fn mark(&mut self, cb: &mut ControlBlock, pkt: &mut Packet, retransmit: bool) -> bool {
+        pkt.low_prio = cb.plan_active && cb.plan_conn == self.agent && {
+            let meta = self.send_meta(pkt.ts, pkt.seqno, retransmit, pkt.size);
+            cb.low_prio.is_some_and(|r| !retransmit && r.contains(meta.seq)) | cb.startup.on_send(&meta).low_prio
+        };
+        if self.p.ecn {
+            // ns-2.35 output(): ECT on every data packet; CWR once after a reduction
+            // (SetCWRonRetransmit_ true: retransmissions carry it too).
+            pkt.ect = true;
+            pkt.cwr = std::mem::take(&mut self.cong_action);
+        }
+        pkt.low_prio
     }
 
     /// ns-2.35: tcp.cc `send_one()` (limited transmit on the first dup acks).

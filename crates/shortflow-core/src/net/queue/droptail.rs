@@ -59,6 +59,18 @@ impl DropTail {
         }
     }
 
+    /// `enqueue` for an arrival that passes no stage (no ack filter) and finds room:
+    /// append at the tail. Returns false, having done nothing, otherwise.
+    #[inline(always)]
+    pub fn try_enqueue_plain(&mut self, p: PktId) -> bool {
+        if self.buf.stages.ack_filter.is_none() && (self.buf.len() as u64 + 1) < self.limit as u64 {
+            self.buf.q.push_back(p);
+            true
+        } else {
+            false
+        }
+    }
+
     #[inline]
     pub fn dequeue(&mut self, pool: &PacketPool) -> Option<PktId> {
         self.buf.next(pool)

@@ -82,6 +82,17 @@ impl AnyQueue {
             AnyQueue::Red(q) => q.enqueue(p, cx),
         }
     }
+    /// The common arrival, decided inline in `Network::link_recv`: a DropTail with no
+    /// stage and room for the packet appends it at the tail and drops nothing, exactly
+    /// as its `enqueue` would. Returns false, having done nothing, in every other case
+    /// (then `enqueue` is called).
+    #[inline(always)]
+    pub fn try_enqueue_plain(&mut self, p: PktId) -> bool {
+        match self {
+            AnyQueue::DropTail(q) => q.try_enqueue_plain(p),
+            AnyQueue::Red(_) => false,
+        }
+    }
     #[inline]
     pub fn dequeue(&mut self, now: SimTime, pool: &PacketPool) -> Option<PktId> {
         match self {

@@ -47,7 +47,7 @@ impl LinkRig {
         let cfg: QueueConfig = serde_json::from_str(queue).expect("QueueConfig JSON");
         let q = build("links[0].queue", &cfg, 8e6, 0.0).expect("valid queue");
         let mut link = Link::new(0, 1, 8_000_000, SimTime::ZERO, q);
-        link.traced = true;
+        link.set_traced(true);
         let routes = Routes::new(2, &[(0, 1)]);
         let net = Network::new(vec![link], vec!["a".into(), "b".into()], routes, Rng::new(1), Some(PacketTrace::default()));
         LinkRig { sched: Scheduler::new(), net, out: Vec::new() }

@@ -12,7 +12,8 @@ pub struct Acker {
     next: i64,
     maxseen: i64,
     /// ns-2 `ts_to_echo_`: the sender timestamp the next ack echoes (with
-    /// `ts_echo_bugfix_`, see [`Acker::update_ts`]).
+    /// `ts_echo_bugfix_`, see [`Acker::update_ts`]; without, the latest segment's,
+    /// [`Acker::echo_latest`]).
     ts_to_echo: SimTime,
     /// ns-2 `last_ack_sent_`: the ack number of the last ack sent (0 before any).
     last_ack_sent: i64,
@@ -44,6 +45,12 @@ impl Acker {
             self.ts_to_echo = ts;
         }
     }
+    /// Without `ts_echo_bugfix_`: the next ack echoes the latest segment's timestamp.
+    #[inline]
+    pub fn echo_latest(&mut self, ts: SimTime) {
+        self.ts_to_echo = ts;
+    }
+    #[inline]
     pub fn ts_to_echo(&self) -> SimTime {
         self.ts_to_echo
     }

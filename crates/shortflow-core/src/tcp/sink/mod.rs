@@ -36,7 +36,6 @@ use crate::config::SinkConfig;
 use crate::engine::{PktId, Timer};
 use crate::error::ConfigError;
 use crate::net::packet::{Packet, PktKind};
-use crate::time::SimTime;
 use crate::world::Ctx;
 
 pub const TIMER_DELACK: u8 = 2;
@@ -95,9 +94,6 @@ pub struct TcpSink {
     ecn_unacked: bool,
     /// `HELD_*` bits of the segments the next ack covers.
     held_ecn: u8,
-    /// Timestamp of the latest segment whose ack is pending (echoed without
-    /// `ts_echo_bugfix`).
-    held_ts: SimTime,
     /// ns-2 `bytes_`: in-order bytes received (on-the-wire sizes, as ns-2 counts).
     pub bytes: u64,
     pub pkts_received: u64,
@@ -121,7 +117,6 @@ impl TcpSink {
             ts_echo_bugfix: params.ts_echo_bugfix,
             ecn_unacked: false,
             held_ecn: 0,
-            held_ts: SimTime::ZERO,
             bytes: 0,
             pkts_received: 0,
         }
@@ -141,7 +136,8 @@ impl TcpSink {
         if self.ts_echo_bugfix {
             self.acker.update_ts(p.seqno, p.ts);
         } else {
-            self.held_ts = p.ts;
+            // The latest segment's timestamp (the held one when the timer fires).
+            self.acker.echo_latest(p.ts);
         }
         self.bytes += self.acker.update(p.seqno, p.size);
         if p.ect | p.cwr {
@@ -201,15 +197,25 @@ impl TcpSink {
         let now = cx.now();
         let ackno = self.acker.seqno();
         let mut pkt = Packet::ack(self.flow, self.peer_node, self.peer_agent, self.ack_size, ackno, now);
-        pkt.ts_echo = if self.ts_echo_bugfix { self.acker.ts_to_echo() } else { self.held_ts };
-        pkt.ect = self.ect_acks;
-        if self.held_ecn != 0 {
-            pkt.ecn_echo = self.ecn_echo();
-        }
+        pkt.ts_echo = self.acker.ts_to_echo();
         self.saved = false;
         self.acker.ack_sent(ackno);
         self.policy.on_ack_sent();
         let id = cx.net.pool.alloc(pkt);
+        if self.ect_acks | (self.held_ecn != 0) {
+            self.mark_ecn(cx.net.pool.get_mut(id));
+        }
         cx.net.send_via(cx.sched, self.node, self.first_link, id);
+    }
+
+    /// The ECN bits of an ack (`ect_acks`, the echo): set on the stored packet, out of
+    /// line, as most sinks set neither.
+    #[cold]
+    #[inline(never)]
+    fn mark_ecn(&mut self, pkt: &mut Packet) {
+        pkt.ect = self.ect_acks;
+        if self.held_ecn != 0 {
+            pkt.ecn_echo = self.ecn_echo();
+        }
     }
 }

@@ -11,6 +11,7 @@ use crate::net::queue::{AnyQueue, DropTail};
 use crate::net::routing::Routes;
 use crate::net::Network;
 use crate::rng::Rng;
+use crate::time::SimTime;
 use crate::world::Shared;
 
 /// An ack as it left the sink. Times in microseconds.

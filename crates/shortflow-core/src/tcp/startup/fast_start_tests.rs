@@ -312,3 +312,18 @@ fn outside_fast_start_a_partial_ack_is_newreno() {
     assert_eq!((c.nfastrexmit, c.nstartup_resets), (1, 0));
     assert_eq!(r.sent().first().map(|x| x.seq), Some(24), "NewReno retransmits the next hole");
 }
+
+#[test]
+fn count_acked_opens_the_window_per_packet_a_cumulative_ack_covers() {
+    // After the reset of a failed fast start, the first ack of the go-back-N slow start
+    // covers the retransmitted hole and everything after it that had arrived.
+    for (count, want) in [(true, 1.0 + 27.0), (false, 2.0)] {
+        let mut r = failed_fast_start(fs(&format!(r#"{{"count_acked": {count}}}"#)));
+        r.run_to(ms(5210));
+        assert_eq!(r.sent_seqs(), vec![63]);
+        assert_eq!(r.cwnd(0), 1.0);
+        // Had 64..=89 arrived, the ack of 63 would jump to 89: 27 packets.
+        r.ack(ms(5310), 0, 89);
+        assert_eq!(r.cwnd(0), want, "count_acked = {count}");
+    }
+}

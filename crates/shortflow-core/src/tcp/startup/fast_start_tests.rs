@@ -327,3 +327,26 @@ fn count_acked_opens_the_window_per_packet_a_cumulative_ack_covers() {
         assert_eq!(r.cwnd(0), want, "count_acked = {count}");
     }
 }
+
+#[test]
+fn an_ecn_echo_on_the_last_ack_halves_the_cached_window() {
+    // Spec A.7.5: a fast-start packet marked CE, echoed on the ack that ends the
+    // transfer: the sender still halves the window it caches, so the next fast start
+    // is tamer.
+    let mut r = Rig::one(&cfg(r#", "ecn": true"#), fs("{}"));
+    prime(&mut r, 0, 0, 20);
+    r.transfer(ms(5000), 0, 10);
+    assert_eq!(r.cwnd(0), 10.0);
+    r.run_to(ms(5099)); // the paced window
+    let sent = r.sent();
+    assert_eq!(sent.len(), 10);
+    for s in &sent[..9] {
+        r.ack(ms(s.t_us / 1000 + 100), 0, s.seq);
+    }
+    let before = r.cwnd(0);
+    r.ack_ecn(ms(sent[9].t_us / 1000 + 100), 0, sent[9].seq, true);
+    let cache = r.shared.paths.entries()[0].cache.expect("written at the end of the transfer");
+    assert_eq!(r.conn(0).necnresponses, 1);
+    assert!(cache.cwnd < before / 2.0 + 1.0, "cached {} after {before} before the echo", cache.cwnd);
+    assert_eq!(cache.cwnd, r.cwnd(0));
+}

@@ -76,7 +76,7 @@ test-repro: install
 	rm -rf out/ci-repro-vienna-quick
 	$(SF) repro vienna --quick --out out/ci-repro-vienna-quick
 	$(VPY) -c "import json, sys; c = json.load(open('out/ci-repro-vienna-quick/claims.json'))['counts']; print('vienna claims:', c); sys.exit(1 if c['evaluated'] < 5 else 0)"
-	# TCP Fast Start (thesis ch. 8), quick: about 40 s on 2 cores; every claim must be evaluated.
+	# TCP Fast Start (thesis ch. 8), quick: about 50 s on 2 idle cores (26 s CPU); every claim must be evaluated.
 	rm -rf out/ci-repro-faststart-quick
 	$(SF) repro faststart --quick --no-progress --out out/ci-repro-faststart-quick
 	$(VPY) -c "import json, sys; c = json.load(open('out/ci-repro-faststart-quick/claims.json'))['counts']; print('claims:', c); sys.exit(1 if c['evaluated'] < c['claims'] else 0)"

@@ -80,12 +80,12 @@ def test_missing_experiments_give_no_verdicts() -> None:
 def test_reduced_quick_run_produces_every_figure_and_claim(tmp_path: Path, core) -> None:
     st = MODES["quick"].with_(seeds=(1, 2), grids=(("flows.bulk.count", (1, 4)), ("flows.web.count", (1, 4))))
     rep = run(tmp_path, mode="quick", jobs=2, settings=st)
-    for key in EXPERIMENTS:
+    for key in [*EXPERIMENTS, "fig8_6"]:
         assert (tmp_path / f"{key}.csv").stat().st_size > 0
         assert (tmp_path / f"{key}.png").stat().st_size > 1000
     ids = {c.id for c in rep.claims}
     assert {"8.4a-similar", "8.4b-gain", "8.4-l4-3x", "8.5a-pdrop", "8.5a-noflr", "8.5a-coarse", "8.7-red", "8.8-bdp",
-            "8.8-l4-flat", "8.9-vanish", "8.9-worst", "t8.1-tcp", "t8.1-pdrop", "8.4.3-3x"} <= ids
+            "8.8-l4-flat", "8.9-vanish", "8.9-worst", "t8.1-tcp", "t8.1-pdrop", "8.4.3-3x", "8.6-bulk"} <= ids
     assert all(c.passed is not None for c in rep.claims), [c.id for c in rep.claims if c.passed is None]
     data = json.loads((tmp_path / "claims.json").read_text())
     assert data["counts"]["claims"] == len(rep.claims)

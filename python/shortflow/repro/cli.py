@@ -140,7 +140,7 @@ def faststart_cmd(
     out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/repro-faststart[-quick])."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the sweeps' progress bars."),
 ) -> None:
-    """TCP Fast Start (Padmanabhan thesis ch. 8): Figs. 8.4, 8.5, 8.7-8.9, the L4 text result and Table 8.1 with a claims table.
+    """TCP Fast Start (Padmanabhan thesis ch. 8): Figs. 8.4-8.9, the L4 text result and Table 8.1 with a claims table.
 
     Writes <experiment>.csv/png, claims.json and claims.md into --out; the sweeps are cached
     under --out/runs/<experiment>, so an interrupted run resumes where it stopped.

@@ -8,6 +8,8 @@ Fast Start cross-check (``crosscheck.md``).
     from shortflow.repro import faststart
     report = faststart.run("out/repro-faststart", mode="quick", jobs=2)
 
+Fig. 8.6 comes from traced runs of ``fig8_6.toml`` (``fig86.py``).
+
 ``mode``: ``full`` (the scenario files as they are: 10 seeds, every N) or ``quick``
 (seeds 1-3, bulk flows in {1, 4, 10}, Web pairs in {1, 5, 20}). Sweeps are cached under
 ``out/runs/<experiment>/``: an interrupted run resumes.
@@ -135,10 +137,11 @@ def write_claims_markdown(rep: Report, path: Path) -> Path:
 
 def run(out: str | Path, mode: str = "full", jobs: int = 2, *, settings: Optional[Settings] = None,
         scenario_dir: Optional[str | Path] = None, progress: bool = False, oracle: bool = True,
-        crosscheck: bool = True, log: Optional[Callable[[str], None]] = None) -> Report:
+        crosscheck: bool = True, fig86: bool = True, log: Optional[Callable[[str], None]] = None) -> Report:
     """Run the reproduction into ``out`` and return its claims report; with ``oracle`` (and
     ``ns`` installed) add the ns-2.35 checks of ``oracle.py``; with ``crosscheck`` run the
-    TCP/SPAND vs Fast Start comparison of ``crosscheck.py``."""
+    TCP/SPAND vs Fast Start comparison of ``crosscheck.py``; with ``fig86`` the traced runs of
+    Fig. 8.6 (``fig86.py``)."""
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}: use one of {', '.join(MODES)}")
     t0 = time.perf_counter()
@@ -161,6 +164,13 @@ def run(out: str | Path, mode: str = "full", jobs: int = 2, *, settings: Optiona
         files[key] = [csv.name, png.name]
         say(f"{key}: {r.tasks} runs ({r.computed} computed) in {r.wall_s:.1f} s")
     claims = evaluate_all({k: r.table for k, r in runs.items()})
+    if fig86:
+        from .fig86 import run_fig86
+
+        say("Fig. 8.6: a bulk flow while 10 Web pairs fast-start (packet traces)")
+        _, c86 = run_fig86(out, sdir, [1, 2, 3] if mode == "quick" else [1, 2, 3, 4, 5], note)
+        claims.append(c86)
+        files["fig8_6"] = ["fig8_6.csv", "fig8_6.png"]
     if oracle:
         from .oracle import oracle_claims
 

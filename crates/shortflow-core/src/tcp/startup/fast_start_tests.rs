@@ -312,3 +312,41 @@ fn outside_fast_start_a_partial_ack_is_newreno() {
     assert_eq!((c.nfastrexmit, c.nstartup_resets), (1, 0));
     assert_eq!(r.sent().first().map(|x| x.seq), Some(24), "NewReno retransmits the next hole");
 }
+
+#[test]
+fn count_acked_opens_the_window_per_packet_a_cumulative_ack_covers() {
+    // After the reset of a failed fast start, the first ack of the go-back-N slow start
+    // covers the retransmitted hole and everything after it that had arrived.
+    for (count, want) in [(true, 1.0 + 27.0), (false, 2.0)] {
+        let mut r = failed_fast_start(fs(&format!(r#"{{"count_acked": {count}}}"#)));
+        r.run_to(ms(5210));
+        assert_eq!(r.sent_seqs(), vec![63]);
+        assert_eq!(r.cwnd(0), 1.0);
+        // Had 64..=89 arrived, the ack of 63 would jump to 89: 27 packets.
+        r.ack(ms(5310), 0, 89);
+        assert_eq!(r.cwnd(0), want, "count_acked = {count}");
+    }
+}
+
+#[test]
+fn an_ecn_echo_on_the_last_ack_halves_the_cached_window() {
+    // Spec A.7.5: a fast-start packet marked CE, echoed on the ack that ends the
+    // transfer: the sender still halves the window it caches, so the next fast start
+    // is tamer.
+    let mut r = Rig::one(&cfg(r#", "ecn": true"#), fs("{}"));
+    prime(&mut r, 0, 0, 20);
+    r.transfer(ms(5000), 0, 10);
+    assert_eq!(r.cwnd(0), 10.0);
+    r.run_to(ms(5099)); // the paced window
+    let sent = r.sent();
+    assert_eq!(sent.len(), 10);
+    for s in &sent[..9] {
+        r.ack(ms(s.t_us / 1000 + 100), 0, s.seq);
+    }
+    let before = r.cwnd(0);
+    r.ack_ecn(ms(sent[9].t_us / 1000 + 100), 0, sent[9].seq, true);
+    let cache = r.shared.paths.entries()[0].cache.expect("written at the end of the transfer");
+    assert_eq!(r.conn(0).necnresponses, 1);
+    assert!(cache.cwnd < before / 2.0 + 1.0, "cached {} after {before} before the echo", cache.cwnd);
+    assert_eq!(cache.cwnd, r.cwnd(0));
+}

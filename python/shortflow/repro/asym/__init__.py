@@ -102,13 +102,15 @@ class Settings:
     e92_seeds: tuple[int, ...]
     e92_window_s: float
     e93_seeds: tuple[int, ...]
+    #: Run E9.3 in ns-2.35 too (minutes: the drop-tail runs are long).
+    ns_e93: bool = True
 
 
 MODES = {
     "full": Settings(("11KB", "21KB", "51KB", "101KB", "201KB", "501KB", "1001KB"),
                      ("tcp", "af", "acc", "noasym", "ar"), tuple(range(1, 51)), 50.0, tuple(range(1, 21))),
     "quick": Settings(("11KB", "101KB", "501KB"), ("tcp", "af", "acc", "noasym", "ar"), tuple(range(1, 6)), 20.0,
-                      tuple(range(1, 6))),
+                      tuple(range(1, 6)), ns_e93=False),
 }
 
 E92_SCHEMES = ("tcp", "tcp-red", "af", "af-afirst", "acc", "acc-afirst", "acc-nowait", "acc-afirst-nowait")
@@ -200,8 +202,8 @@ class Claim:
 
 THESIS = "thesis"
 #: ns-2.35's tcp-asym/semantic queues are an oracle for the tcp, af and acks-first rows;
-#: `tools/ns2/asym_e92.tcl` runs them for E9.2 (the ns-t91-* claims), not for E9.3.
-NS_NOTE = "thesis (ns-2.35 could check this row: no oracle script for it yet)"
+#: `tools/ns2/asym_e92.tcl` and `asym_e93.tcl` run them (the ns-t91-* / ns-t92-* claims).
+NS_NOTE = "thesis; ns-2.35 oracle: see the ns-t92-* rows"
 NS_E92 = "thesis; ns-2.35 oracle: see the ns-t91-* rows"
 
 
@@ -334,16 +336,17 @@ def evaluate(e91: pl.DataFrame, e92: pl.DataFrame, e93: pl.DataFrame, k_rows: li
 # --- the ns-2.35 oracle (E9.2: tcp, af, af-afirst) -------------------------------------
 
 NS_SCHEMES = ("tcp", "af", "af-afirst")
+NS_E93_SCHEMES = ("tcp-nored", "tcp", "tcp-afirst", "af", "af-afirst", "noasym")
 
 
-def _ns_script() -> Optional[Path]:
+def _ns_script(name: str = "asym_e92.tcl") -> Optional[Path]:
     import shutil
 
     if shutil.which("ns") is None:
         return None
     for base in [Path.cwd().resolve(), *Path(__file__).resolve().parents]:
         for cand in [base, *base.parents]:
-            f = cand / "tools" / "ns2" / "asym_e92.tcl"
+            f = cand / "tools" / "ns2" / name
             if f.exists():
                 return f
     return None
@@ -356,6 +359,50 @@ def _ns_run(job: tuple[str, str, float, float, int]) -> dict[str, Any]:
     out = subprocess.run(["ns", script, scheme, f"{start}", f"{win}", f"{seed}"], capture_output=True, text=True,
                          timeout=600, check=True).stdout.split()
     return {"scheme": scheme, "seed": seed, "up_start_s": start, "down_bps": float(out[-2]), "up_bps": float(out[-1])}
+
+
+def _ns_run_e93(job: tuple[str, str, int]) -> dict[str, Any]:
+    import subprocess
+
+    script, scheme, seed = job
+    out = subprocess.run(["ns", script, scheme, f"{seed}"], capture_output=True, text=True, timeout=900,
+                         check=True).stdout.split()
+    first, second = float(out[-2]), float(out[-1])
+    return {"scheme": scheme, "seed": seed, "first_s": first, "completion_s": None if math.isnan(second) else second}
+
+
+def ns_oracle_e93(st: Settings, jobs: int = 2) -> Optional[pl.DataFrame]:
+    """E9.3's rows that ns-2.35 runs as described (``tools/ns2/asym_e93.tcl``, spec
+    parameters, completion polled every 1 ms); None without an ``ns`` binary."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    script = _ns_script("asym_e93.tcl")
+    if script is None:
+        return None
+    work = [(str(script), sch, seed) for sch in NS_E93_SCHEMES for seed in st.e93_seeds]
+    with ThreadPoolExecutor(max_workers=jobs) as ex:
+        return pl.DataFrame(list(ex.map(_ns_run_e93, work)))
+
+
+def ns_claims_e93(ours: pl.DataFrame, ns: Optional[pl.DataFrame]) -> list[Claim]:
+    """Our E9.3 spec-set rows against ns-2.35: mean 40 KB time within ±25 %, or within two
+    combined standard errors (the RED rows vary a lot from seed to seed in both)."""
+    out: list[Claim] = []
+    for sch in NS_E93_SCHEMES:
+        if ns is None:
+            out.append(Claim(f"ns-t92-{sch}", "Table 9.2 vs ns-2.35", f"{sch}: same 40 KB time as ns-2.35",
+                             "not run: no ns binary", None, "ns-2.35"))
+            continue
+        o = [x for x in ours.filter((pl.col("scheme") == sch) & (pl.col("variant") == "spec"))["completion_s"].to_list()
+             if x is not None]
+        n = [x for x in ns.filter(pl.col("scheme") == sch)["completion_s"].to_list() if x is not None]
+        mo, mn, so, sn = _mean(o), _mean(n), _se(o), _se(n)
+        spread = 2 * math.sqrt((so if so == so else 0) ** 2 + (sn if sn == sn else 0) ** 2)
+        ok = bool(o and n) and (abs(mo / mn - 1) <= 0.25 or abs(mo - mn) <= spread)
+        out.append(Claim(f"ns-t92-{sch}", "Table 9.2 vs ns-2.35",
+                         f"{sch}: mean 40 KB time as ns-2.35 on the same {len(n)} seeds (±25 % or 2 standard errors)",
+                         f"ours {mo:.2f} s (se {so:.2f}), ns-2.35 {mn:.2f} s (se {sn:.2f})", ok, "ns-2.35"))
+    return out
 
 
 def ns_oracle_e92(st: Settings, jobs: int = 2) -> Optional[pl.DataFrame]:
@@ -551,6 +598,12 @@ def run(out: str | Path, mode: str = "full", jobs: int = 2, *, scenario_dir: Opt
         ns.write_csv(out / "e92_ns235.csv")
         say(f"ns-2.35 oracle: {ns.height} runs")
     claims += ns_claims(frames["e92"], ns)
+    if st.ns_e93:
+        ns93 = ns_oracle_e93(st, jobs)
+        if ns93 is not None:
+            ns93.write_csv(out / "e93_ns235.csv")
+            say(f"ns-2.35 oracle (E9.3): {ns93.height} runs")
+        claims += ns_claims_e93(frames["e93"], ns93)
     if traces:
         claims += _traces(sdir, out, st)
     rep = Report(mode, out, claims, time.perf_counter() - t0, frames)

@@ -1,0 +1,78 @@
+# ns-2.35 oracle for thesis ch. 9 E9.3 (Table 9.2): rows ns-2.35 can run as described --
+# tcp-nored (drop-tail), tcp (RED/ECN), tcp-afirst, af, af-afirst, noasym. Same topology,
+# sizes and timing as scenarios/asym/e93_short_behind_bulk.toml (spec parameters): an
+# upstream bulk flow from t = 0; 40 KB down at 10 s; 40 KB again 20 s after it completes.
+# usage: ns asym_e93.tcl SCHEME SEED      prints: first_s second_s (completion times)
+set scheme [lindex $argv 0]
+set seed [lindex $argv 1]
+ns-random $seed
+set ns [new Simulator]
+Agent/TCP set packetSize_ 1000
+Agent/TCP set window_ 100
+Agent/TCP set windowInit_ 1
+Agent/TCP set syn_ false
+Agent/TCP set delay_growth_ false
+Agent/TCP set ecn_ 1
+Agent/TCPSink set packetSize_ 18
+Agent/TCPSink/DelAck set interval_ 0.1
+Queue/RED set bytes_ false
+Queue/RED set queue_in_bytes_ false
+Queue/RED set thresh_ 3
+Queue/RED set maxthresh_ 12
+Queue/RED set q_weight_ 0.02
+Queue/RED set setbit_ true
+Queue/RED set use_mark_p_ false
+set red [expr {$scheme != "tcp-nored"}]
+set upbw [expr {$scheme == "noasym" ? "10Mb" : "28.8Kb"}]
+set r1 [$ns node]; set r2 [$ns node]
+set s1 [$ns node]; set c1 [$ns node]; set c2 [$ns node]; set s2 [$ns node]
+$ns simplex-link $r1 $r2 10Mb 5ms DropTail
+$ns simplex-link $r2 $r1 $upbw 85ms [expr {$red ? "RED/Semantic" : "DropTail"}]
+$ns queue-limit $r1 $r2 20
+$ns queue-limit $r2 $r1 20
+foreach {h r} [list $s1 $r1 $s2 $r1 $c1 $r2 $c2 $r2] { $ns duplex-link $h $r 10Mb 1ms DropTail }
+set af [string match "af*" $scheme]
+if {$red} {
+  set q [[$ns link $r2 $r1] queue]
+  set spq [new PacketQueue/Semantic]
+  $spq set filteracks_ [expr {$af ? "true" : "false"}]
+  $spq set replace_head_ false
+  $spq set acksfirst_ [expr {[string match "*afirst" $scheme] ? "true" : "false"}]
+  $q packetqueue-attach $spq
+}
+if {$af} {
+  set down [new Agent/TCP/Newreno/Asym]
+  $down set maxburst_ 4
+  $down set g_ 0.125
+} else {
+  set down [new Agent/TCP/Newreno]
+}
+set dsink [new Agent/TCPSink/DelAck]
+$ns attach-agent $s1 $down; $ns attach-agent $c1 $dsink; $ns connect $down $dsink
+set up [new Agent/TCP/Newreno]; set usink [new Agent/TCPSink/DelAck]
+$ns attach-agent $c2 $up; $ns attach-agent $s2 $usink; $ns connect $up $usink
+set f2 [new Application/FTP]; $f2 attach-agent $up
+$ns at 0.0 "$f2 start"
+set sent 0
+set done {}
+# Completion is polled every 1 ms (up to 1 ms late).
+proc xfer {} {
+  global down sent t0 ns
+  set t0 [$ns now]
+  set sent [expr {$sent + 40}]
+  $down advanceby 40
+  check
+}
+proc check {} {
+  global down sent t0 ns done
+  if {[$down set ack_] >= $sent - 1} {
+    lappend done [expr {[$ns now] - $t0}]
+    if {[llength $done] == 2} { puts [format "%.4f %.4f" {*}$done]; exit 0 }
+    $ns at [expr {[$ns now] + 20.0}] "xfer"
+    return
+  }
+  if {[$ns now] > 2000} { puts "nan nan"; exit 0 }
+  $ns at [expr {[$ns now] + 0.001}] "check"
+}
+$ns at 10.0 "xfer"
+$ns run

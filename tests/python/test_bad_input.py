@@ -806,7 +806,7 @@ CORE_CASES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
                                                                            "default_ssthresh": 1}),
      "flows[0] (conn.1).startup.default_ssthresh", "1"),
     ("core-ftp-stop-before-start", lambda c: c["apps"].__setitem__(0, {"kind": "ftp", "flow": "conn.1", "start_s": 5,
-                                                                       "stop_s": 2}), "apps[0].stop_s", "2"),
+                                                                       "stop_s": 2}), "apps[0] (flow conn.1).stop_s", "= 2"),
     ("core-fs-max-idle", lambda c: c["flows"][0].update(startup={"kind": "fast_start", "max_idle_s": 0}),
      "flows[0] (conn.1).startup.max_idle_s", "0"),
 ]

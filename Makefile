@@ -66,6 +66,10 @@ test-tools:
 # The TCP/SPAND and thesis ch. 9 reproductions end to end at reduced size (about a minute on 2 cores):
 # every figure and every claim must be produced (claims may fail; that is reported).
 test-repro: install
+	# Fair-share slow start (P3), quick: 10 runs of 600 s; every claim must be evaluated.
+	rm -rf out/ci-repro-fairshare-quick
+	$(SF) repro fairshare --quick --out out/ci-repro-fairshare-quick
+	$(VPY) -c "import json, sys, math; c = json.load(open('out/ci-repro-fairshare-quick/claims.json')); n = sum(not math.isnan(x['ours']) for x in c); print('fairshare claims evaluated:', n, 'of', len(c)); sys.exit(0 if n == len(c) else 1)"
 	rm -rf out/ci-repro-quick
 	$(SF) repro spand --quick --no-progress --out out/ci-repro-quick
 	$(VPY) -c "import json, sys; c = json.load(open('out/ci-repro-quick/claims.json'))['counts']; print('claims:', c); sys.exit(1 if c['skipped'] or c['evaluated'] < c['claims'] - 1 else 0)"

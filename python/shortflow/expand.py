@@ -31,6 +31,7 @@ from .schema import (
     LinkSpec,
     OnOffCross,
     RoundsApp,
+    FairShareStartup,
     FastStartStartup,
     ScenarioModel,
     SpandStartup,
@@ -353,7 +354,7 @@ class _Builder:
         st = g.startup
         if st is None:
             return None
-        if isinstance(st, FastStartStartup):
+        if isinstance(st, (FastStartStartup, FairShareStartup)):
             return st.to_core()
         if not isinstance(st, SpandStartup):
             return {"kind": st.kind}
@@ -426,6 +427,10 @@ class _Builder:
                     app["start_jitter_s"] = a.start_jitter
                 if after:
                     app["start_after"] = after
+                if a.stop is not None:
+                    app["stop_s"] = a.stop
+                if a.duration is not None:
+                    app["duration_s"] = a.duration
                 self.apps.append(app)
         elif isinstance(a, TelnetApp):
             for n in names:

@@ -652,6 +652,35 @@ class FastStartStartup(KindModel):
         return d
 
 
+class FairShareStartup(KindModel):
+    """Fair-share slow start (Yu & Newman, P3): the server starts a connection from what
+    its live connections to the same destination group (``paths.prefix_len``) show: LISS,
+    ISS, MISS, JS, or P3 §5.4's ``cached`` and ``averaged`` comparison methods."""
+
+    kind: Literal["fair_share"]
+    scheme: Literal["liss", "iss", "miss", "js", "cached", "averaged"]
+    #: ssthresh without a steady connection in the group (packets, default 10: P3 §5).
+    default_ssthresh: Optional[Annotated[int, Field(ge=2)]] = None
+    #: Pace MISS's and JS's initial window over one RTT (default true).
+    pacing: Optional[bool] = None
+    #: R of the pacing: ``oldest`` (the group's oldest steady connection's srtt, default)
+    #: or ``own`` (the connection's own srtt when it has a sample).
+    pace_rtt: Optional[Literal["oldest", "own"]] = None
+    #: The loose reading "ssthresh = w_o" instead of Eq. 2 (default false).
+    plain_w_o: Optional[bool] = None
+    #: Averaged method: sampling period (default 1 s), window (5 min), recomputation (1 min).
+    avg_sample: Optional[PosTime] = None
+    avg_window: Optional[PosTime] = None
+    avg_update: Optional[PosTime] = None
+
+    def to_core(self) -> dict[str, Any]:
+        d = self.model_dump(exclude_none=True)
+        for k in ("avg_sample", "avg_window", "avg_update"):
+            if k in d:
+                d[k + "_s"] = d.pop(k)
+        return d
+
+
 Startup = Annotated[
     Union[
         Annotated[Ns2Startup, Tag("ns2")],
@@ -659,6 +688,7 @@ Startup = Annotated[
         Annotated[NoRestartStartup, Tag("no_restart")],
         Annotated[SpandStartup, Tag("spand")],
         Annotated[FastStartStartup, Tag("fast_start")],
+        Annotated[FairShareStartup, Tag("fair_share")],
     ],
     _tagged(None, {"ssr": "idle_restart", "nssr": "no_restart"}),
 ]
@@ -740,6 +770,21 @@ class FtpApp(Model):
     #: Flow groups whose every connection must complete its first download before these
     #: connections start; ``start`` then counts from that moment.
     start_after: list[Name] = Field(default_factory=list)
+    #: Infinite sources only: tear each connection down at this time (it stops sending,
+    #: cancels its timers and leaves its fair-share group) ...
+    stop: Optional[Time] = None
+    #: ... or this long after it started.
+    duration: Optional[PosTime] = None
+
+    @model_validator(mode="after")
+    def _lifetime(self) -> "FtpApp":
+        if self.stop is not None and self.duration is not None:
+            raise PydanticCustomError("conflict", "give 'stop' or 'duration', not both",
+                                      {"value": {"stop": self.stop, "duration": self.duration}})
+        if (self.stop is not None or self.duration is not None) and self.size is not None:
+            raise PydanticCustomError("conflict", "a lifetime ('stop'/'duration') needs an infinite source: drop 'size'",
+                                      {"value": self.size})
+        return self
 
 
 class TelnetApp(Model):
@@ -958,7 +1003,7 @@ class ScenarioModel(Model):
 
 errors.register_tags(
     ["droptail", "red", "drop_priority", "dumbbell", "chain", "explicit", "ns2", "idle_restart", "no_restart", "spand",
-     "fast_start",
+     "fast_start", "fair_share",
      "rounds", "ftp", "telnet", "onoff", "cbr", "list[int]", "literal['each']", "int", "ack_filter", "acks_first",
      "every_packet", "delayed", "every_d", "pacer", "acc", "ack_reconstruction", "sender_adaptation", "vienna"]
 )

@@ -114,6 +114,7 @@ def test_every_schema_field_is_in_the_maximal_scenario() -> None:
         schema.PathsOptions: raw["paths"],
         schema.SpandStartup: raw["flows"][0]["startup"],
         schema.FastStartStartup: raw["flows"][2]["startup"],
+        schema.FairShareStartup: raw["flows"][3]["startup"],
         schema.PageOptions: raw["flows"][2]["app"]["page"],
         schema.GatewayOptions: raw["gateways"]["gw"],
         schema.OnOffCross: raw["cross"][0],

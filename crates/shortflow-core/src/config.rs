@@ -783,6 +783,68 @@ pub enum StartupConfig {
     /// TCP Fast Start (thesis ch. 8): reuse the cached window after an idle period,
     /// paced, at low drop priority, with a penalty-free reset when it fails.
     FastStart(FastStartConfig),
+    /// Fair-share slow start (Yu & Newman, P3): LISS, ISS, MISS, JS, and P3 §5.4's
+    /// Cached and Averaged comparison methods, from the server's per-destination-group
+    /// state (the path entry of (host, `paths.prefix_len` prefix)).
+    FairShare(FairShareConfig),
+}
+
+/// Which fair-share scheme starts a connection (spec fairshare-and-sizebased A.4-A.10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FairShareScheme {
+    Liss,
+    Iss,
+    Miss,
+    Js,
+    Cached,
+    Averaged,
+}
+
+/// Where the pacing interval R of MISS and JS comes from (spec A.15 item 6).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaceRtt {
+    /// The srtt of the group's oldest steady connection (the spec's default).
+    #[default]
+    Oldest,
+    /// The connection's own srtt if it has a sample (its handshake), else the oldest's.
+    Own,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FairShareConfig {
+    pub scheme: FairShareScheme,
+    /// ssthresh of a connection without a steady connection in its group (P3 §5: 10).
+    #[serde(default = "d_fs_ssthresh")]
+    pub default_ssthresh: u32,
+    /// Pace MISS's and JS's initial window over R (P3: on; JS unpaced was not simulated).
+    #[serde(default = "d_true")]
+    pub pacing: bool,
+    #[serde(default)]
+    pub pace_rtt: PaceRtt,
+    /// The loose reading of LISS/ISS in P3's introduction: ssthresh = w_o itself, not
+    /// Eq. 2's share (spec A.15 item 15).
+    #[serde(default)]
+    pub plain_w_o: bool,
+    /// Averaged: sampling period, averaging window and recomputation period (P3 §5.4:
+    /// 1 s, 5 min, 1 min).
+    #[serde(default = "d_one")]
+    pub avg_sample_s: f64,
+    #[serde(default = "d_avg_window")]
+    pub avg_window_s: f64,
+    #[serde(default = "d_avg_update")]
+    pub avg_update_s: f64,
+}
+fn d_fs_ssthresh() -> u32 {
+    10
+}
+fn d_avg_window() -> f64 {
+    300.0
+}
+fn d_avg_update() -> f64 {
+    60.0
 }
 
 /// TCP Fast Start (spec thesis-faststart-asymmetry A.2-A.7). The thesis's
@@ -958,6 +1020,14 @@ pub enum AppConfig {
         /// `start_s` then counts from that moment (Fast Start's "changed load").
         #[serde(default)]
         start_after: Vec<String>,
+        /// Tear the connection down at this time (s): it stops sending, cancels its
+        /// timers and leaves its start-up policy's shared state (P3's FTP lifetimes).
+        /// Exclusive with `duration_s`.
+        #[serde(default)]
+        stop_s: Option<f64>,
+        /// Tear the connection down this long after it started (s).
+        #[serde(default)]
+        duration_s: Option<f64>,
     },
     /// Rounds of short transfers over long-lived connections (TCP/SPAND §6.2).
     Rounds(RoundsConfig),

@@ -7,7 +7,8 @@
 //!   is `SimConfig::paths.prefix_len` (default 32: one entry per destination host, as
 //!   a TCB cache keeps it; shorter prefixes share state per network, as the thesis's
 //!   Fast Start optionally does). It holds the cache of past connections' state
-//!   ([`PathCache`]: Fast Start, RFC 9040 TCB sharing) and room for a fair-share group.
+//!   ([`PathCache`]: Fast Start, RFC 9040 TCB sharing) and the fair-share group of
+//!   the server's connections to that prefix (`crate::fairshare::Group`).
 //! - A [`Gateway`] (TCP/SPAND's performance gateway) is shared by every host that names
 //!   it; it keys its own history by destination prefix.
 //!
@@ -45,10 +46,9 @@ pub struct PathEntry {
     pub prefix: u32,
     /// The latest cached connection state, if any.
     pub cache: Option<PathCache>,
-    /// Fair-share group this path belongs to (fair-share slow start), if any.
-    pub group: Option<u32>,
-    /// Connections of this path that are currently open (built and not finished).
-    pub live_connections: u32,
+    /// The fair-share group of this (server, prefix) (fair-share slow start): its
+    /// live connections and loss history; created by the first fair-share connection.
+    pub fair_share: Option<Box<crate::fairshare::Group>>,
 }
 
 impl PathEntry {
@@ -195,9 +195,9 @@ mod tests {
         let mut r = PathRegistry::default();
         let slot = Cell::new(NO_PATH);
         assert!(r.entries().is_empty());
-        PathCtx::new(&mut r, 3, 0x0A00_0009, &slot).entry().group = Some(7);
+        PathCtx::new(&mut r, 3, 0x0A00_0009, &slot).entry().cache = Some(PathCache { at: SimTime::from_secs(1), cwnd: 7.0, ssthresh: 7, srtt_s: 0.1, rttvar_s: 0.0 });
         assert_eq!(slot.get(), 0);
-        assert_eq!(PathCtx::new(&mut r, 3, 0x0A00_0009, &slot).entry().group, Some(7));
+        assert_eq!(PathCtx::new(&mut r, 3, 0x0A00_0009, &slot).entry().cache.map(|c| c.ssthresh), Some(7));
         assert_eq!(r.entries().len(), 1);
     }
 

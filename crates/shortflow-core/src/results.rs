@@ -32,6 +32,12 @@ pub struct FlowTable {
     pub final_cwnd: Vec<f64>,
     pub final_ssthresh: Vec<f64>,
     pub pkts_received: Vec<u64>,
+    /// When the application first handed the connection data (s); NaN if never, or UDP.
+    pub start_s: Vec<f64>,
+    /// Payload packets cumulatively acked within n = 1..=10 s of `start_s` (P3's
+    /// initial n-second throughput; marks past the end of the run or the connection's
+    /// close hold what was acked by then). Empty for UDP.
+    pub acked_by_s: Vec<Vec<u64>>,
 }
 
 /// Per-simplex-link counters.

@@ -394,7 +394,7 @@ impl Simulation {
                 ft.transport.push("tcp".into());
                 ft.data_pkts_sent.push(s.ndatapack);
                 // Payload acked: packets 0..=highest_ack, less the SYN (seq 0) when modelled.
-                let acked_pkts = (s.highest_ack + 1 - s.params().syn as i64).max(0) as u64;
+                let acked_pkts = s.acked_pkts();
                 ft.bytes_acked.push(acked_pkts * s.params().size as u64);
                 ft.retransmits.push(s.nrexmitpack);
                 ft.timeouts.push(s.nrexmit);
@@ -406,6 +406,8 @@ impl Simulation {
                 }
                 ft.final_ssthresh.push(cb.tcb.ssthresh as f64);
                 ft.pkts_received.push(k.pkts_received);
+                ft.start_s.push(s.conn_start.map_or(f64::NAN, |t| t.as_secs_f64()));
+                ft.acked_by_s.push(s.acked_by_s().to_vec());
             } else {
                 let u = fa.udp_sink.map(|u| self.udp_sinks[u as usize]).unwrap_or_default();
                 let sent = self.apps.udp_sent(i);
@@ -418,6 +420,8 @@ impl Simulation {
                 ft.final_cwnd.push(f64::NAN);
                 ft.final_ssthresh.push(f64::NAN);
                 ft.pkts_received.push(u.pkts);
+                ft.start_s.push(f64::NAN);
+                ft.acked_by_s.push(Vec::new());
             }
         }
         for (l, link) in self.net.links.iter().enumerate() {

@@ -26,6 +26,33 @@ def _repro() -> None:
     """Reproduce published results and check the papers' claims."""
 
 
+@app.command("fairshare")
+def fairshare_cmd(
+    quick: bool = typer.Option(False, "--quick", help="Reduced run: 600 s runs, seeds 1-2, 16 Mb/s only."),
+    jobs: int = typer.Option(2, "--jobs", "-j", parser=integer(1), metavar="INTEGER", help="Parallel simulations."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/repro-fairshare[-quick])."),
+) -> None:
+    """Fair-share slow start (Yu & Newman, P3): the homogeneous network's Fig. 3 and Fig. 7
+    with a claims table (claims.json/claims.md, fig3_fig7.csv, fig3.png, fig7.png)."""
+    friendly(_fairshare)(quick, jobs, out)
+
+
+def _fairshare(quick: bool, jobs: int, out: Optional[Path]) -> None:
+    from .fairshare import run
+
+    mode = "quick" if quick else "full"
+    out = out or Path("out") / ("repro-fairshare" + ("-quick" if quick else ""))
+    t0 = time.perf_counter()
+    cl = run(out, mode=mode, jobs=jobs, log=lambda m: err_console.print(f"[dim]{escape(m)}[/]"))
+    t = Table(title=f"Fair-share slow start claims ({mode} mode, {time.perf_counter() - t0:.0f} s)", title_justify="left")
+    for col in ("claim", "paper", "ours", "verdict"):
+        t.add_column(col)
+    for c in cl:
+        t.add_row(c["id"], escape(c["paper"]), str(c["ours"]), "pass" if c["pass"] else "FAIL")
+    out_console.print(t)
+    out_console.print(f"written to {out}")
+
+
 @app.command("spand")
 def spand_cmd(
     quick: bool = typer.Option(False, "--quick", help="Reduced run: 8 rounds, seeds 1-3, N in {1,6,20}, F in {10,30,100} KB."),

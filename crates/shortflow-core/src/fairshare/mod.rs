@@ -122,6 +122,82 @@ pub struct Group {
     pub live: Vec<Member>,
     /// The group's loss intervals (τ, Eq. 3), kept after connections close.
     pub losses: IntervalEwma,
+    /// Cached method: the ssthresh each destination host's last connection closed
+    /// with (address, ssthresh); no expiry (spec A.10, A.15 item 13).
+    pub closed_ssthresh: Vec<(u32, i32)>,
+    /// Averaged method: the periodic cwnd samples (created by its first connection).
+    pub averaged: Option<Averaged>,
+}
+
+/// P3 §5.4's "Averaged" method (a modified Zhang et al. scheme): every `sample`
+/// the cwnd of each live connection of the group is sampled; every `update` the
+/// average over the samples of the last `window` becomes the ssthresh of new
+/// connections.
+///
+/// Sampling is lazy and exact: the group's windows change only at its connections'
+/// hooks (an ack, a loss, an open, a close), so before each change [`Averaged::flush`]
+/// accounts every sampling instant since the last change with the windows as they
+/// were (a sample at the instant of an event sees the state before it). Samples are
+/// summed per update period (bucket `floor(t / update)`); the value a connection
+/// gets at `now` is the one recomputed at the last update instant `m·update`: the
+/// buckets of `[m·update − window, m·update)`. One difference from a timer: a loss's
+/// window cut is seen at the connection's next ack, not at the cut itself.
+#[derive(Clone, Debug)]
+pub struct Averaged {
+    pub sample: SimTime,
+    pub window_buckets: u64,
+    pub update: SimTime,
+    /// The next sampling instant.
+    next: SimTime,
+    /// (bucket, sum of sampled windows, number of connection samples), oldest first.
+    buckets: std::collections::VecDeque<(u64, f64, u64)>,
+}
+
+impl Averaged {
+    /// `window` is rounded to whole update periods.
+    pub fn new(sample: SimTime, window: SimTime, update: SimTime) -> Averaged {
+        let window_buckets = (window.0 as f64 / update.0 as f64).round().max(1.0) as u64;
+        Averaged { sample, window_buckets, update, next: sample, buckets: Default::default() }
+    }
+
+    /// Account the sampling instants up to and including `now` with the windows of
+    /// `live` (before the change about to happen at `now`).
+    pub fn flush(&mut self, now: SimTime, live: &[Member]) {
+        if now < self.next {
+            return;
+        }
+        let sum: f64 = live.iter().map(|m| m.window()).sum();
+        let n = live.len() as u64;
+        while self.next <= now {
+            let b = self.next.0 / self.update.0;
+            // Sampling instants of bucket b from `next` up to min(now, end of bucket).
+            let end = SimTime((b + 1) * self.update.0 - 1).min(now);
+            let k = (end.0 - self.next.0) / self.sample.0 + 1;
+            if n > 0 {
+                match self.buckets.back_mut() {
+                    Some(last) if last.0 == b => {
+                        last.1 += sum * k as f64;
+                        last.2 += n * k;
+                    }
+                    _ => self.buckets.push_back((b, sum * k as f64, n * k)),
+                }
+            }
+            self.next = SimTime(self.next.0 + k * self.sample.0);
+        }
+        let keep_from = (now.0 / self.update.0).saturating_sub(self.window_buckets);
+        while self.buckets.front().is_some_and(|x| x.0 < keep_from) {
+            self.buckets.pop_front();
+        }
+    }
+
+    /// The average window recomputed at the last update instant before or at `now`
+    /// (call `flush(now, ..)` first); `None` before the first update with samples.
+    pub fn value(&self, now: SimTime) -> Option<f64> {
+        let m = now.0 / self.update.0;
+        let from = m.saturating_sub(self.window_buckets);
+        let (sum, n) = self.buckets.iter().filter(|x| x.0 >= from && x.0 < m).fold((0.0, 0u64), |a, x| (a.0 + x.1, a.1 + x.2));
+        (n > 0).then(|| sum / n as f64)
+    }
 }
 
 impl Group {
@@ -213,14 +289,37 @@ impl Decision {
     }
 }
 
+/// Options of [`decide_with`] beyond the spec's defaults (spec A.15).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Options {
+    /// ssthresh without a steady connection (P3: 10).
+    pub default_ssthresh: i32,
+    /// ssthresh = w_o itself instead of Eq. 2 (item 15's loose reading).
+    pub plain_w_o: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { default_ssthresh: DEFAULT_SSTHRESH, plain_w_o: false }
+    }
+}
+
 /// The start of a new connection `me` of group `g` at `now` under `scheme` (spec A.8);
 /// `rwnd` is the advertised window (packets).
 pub fn decide(scheme: Scheme, g: &Group, me: Option<u32>, now: SimTime, rwnd: i32) -> Decision {
+    decide_with(scheme, g, me, now, rwnd, Options::default())
+}
+
+/// [`decide`] with non-default [`Options`].
+pub fn decide_with(scheme: Scheme, g: &Group, me: Option<u32>, now: SimTime, rwnd: i32, opt: Options) -> Decision {
     let Some(e) = eq2(g, me, scheme == Scheme::Iss) else {
-        return Decision::defaults(rwnd);
+        let mut d = Decision::defaults(rwnd);
+        d.ssthresh = opt.default_ssthresh.clamp(2, rwnd.max(2));
+        return d;
     };
     let rwnd = rwnd.max(2);
-    let ssthresh = (e.s_n.floor() as i64).clamp(2, rwnd as i64) as i32;
+    let est = if opt.plain_w_o { e.w_o } else { e.s_n };
+    let ssthresh = (est.floor() as i64).clamp(2, rwnd as i64) as i32;
     let o = &g.live[e.oldest];
     let mut d = Decision { ssthresh, cwnd: 1.0, pace_over_s: None, eq2: Some(e) };
     match scheme {
@@ -364,6 +463,54 @@ mod tests {
         g.on_loss_event(1, t(1.0));
         let d = decide(Scheme::Miss, &g, None, t(2.0), 100);
         assert_eq!((d.cwnd, d.ssthresh, d.pace_over_s), (1.0, 20, None));
+    }
+
+    #[test]
+    fn options_default_ssthresh_and_plain_w_o() {
+        let mut g = Group::default();
+        let opt = Options { default_ssthresh: 64, plain_w_o: true };
+        assert_eq!(decide_with(Scheme::Liss, &g, None, t(1.0), 100, opt).ssthresh, 64);
+        assert_eq!(decide_with(Scheme::Liss, &g, None, t(1.0), 20, opt).ssthresh, 20);
+        g.open(member(1, 0.0, 20.0, 10));
+        g.open(member(2, 1.0, 30.0, 12));
+        // Eq. 2 would give 20·2/3 = 13; the loose reading takes w_o = 20.
+        assert_eq!(decide_with(Scheme::Liss, &g, None, t(2.0), 100, opt).ssthresh, 20);
+        assert_eq!(decide_with(Scheme::Liss, &g, None, t(2.0), 100, Options::default()).ssthresh, 13);
+    }
+
+    #[test]
+    fn averaged_samples_lazily_per_second_and_updates_per_minute() {
+        // Sample every 1 s, window 2 min, update every 1 min.
+        let mut a = Averaged::new(SimTime::from_secs(1), SimTime::from_secs(120), SimTime::from_secs(60));
+        let mut live = vec![member(1, 0.0, 10.0, 5)];
+        // Windows 10 over (0, 30.5]: samples at 1..=30 s.
+        a.flush(t(30.5), &live);
+        assert_eq!(a.value(t(59.0)), None); // before the first update
+        live.push(member(2, 30.5, 4.0, 2));
+        // Both (sum 14, 2 connections) at 31..=90 s; the sample at 60 s is bucket 1.
+        a.flush(t(90.0), &live);
+        // At 60..120 s the value is bucket 0: 30 samples of 10 and 29 pairs (31..=59):
+        // (300 + 29·14) / (30 + 58).
+        let v0 = (300.0 + 29.0 * 14.0) / 88.0;
+        assert!((a.value(t(90.0)).unwrap() - v0).abs() < 1e-12);
+        live.remove(0);
+        a.flush(t(200.0), &live); // 91..=200 s: only connection 2 (window 4)
+        // At 180 s (m = 3): buckets 1 and 2 (60..=179 s): 60..=90 pairs (31 × 14,
+        // 62 samples), 91..=179 singles (89 × 4).
+        let v3 = (31.0 * 14.0 + 89.0 * 4.0) / (62.0 + 89.0);
+        assert!((a.value(t(200.0)).unwrap() - v3).abs() < 1e-12);
+        // Equal to flushing every second with the same windows.
+        let mut b = Averaged::new(SimTime::from_secs(1), SimTime::from_secs(120), SimTime::from_secs(60));
+        let one = vec![member(1, 0.0, 10.0, 5)];
+        let two = vec![member(1, 0.0, 10.0, 5), member(2, 30.5, 4.0, 2)];
+        let last = vec![member(2, 30.5, 4.0, 2)];
+        let mut k = 0.5;
+        while k <= 200.0 {
+            let w = if k <= 30.5 { &one } else if k <= 90.0 { &two } else { &last };
+            b.flush(t(k), w);
+            k += 0.5;
+        }
+        assert!((b.value(t(200.0)).unwrap() - v3).abs() < 1e-12);
     }
 
     #[test]

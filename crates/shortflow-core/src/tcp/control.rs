@@ -247,6 +247,11 @@ impl TcpSenders {
         self.with(cx, i, |c, cb, cx| c.start_infinite(cb, cx));
     }
 
+    /// Connection `i` is torn down by its application (`TcpConn::close`).
+    pub fn close(&mut self, cx: &mut Ctx, i: u32) {
+        self.with(cx, i, |c, cb, cx| c.close(cb, cx));
+    }
+
     /// Connection `i` gets `n` more packets without a recorded transfer (Telnet).
     pub fn sendmsg_pkts(&mut self, cx: &mut Ctx, i: u32, n: i64) {
         self.with(cx, i, |c, cb, cx| c.sendmsg_pkts(cb, cx, n));

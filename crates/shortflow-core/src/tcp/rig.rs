@@ -118,6 +118,20 @@ impl Rig {
         senders.start_transfer(&mut cx, k, n, 0, n as u64 * 1000);
     }
 
+    /// At time `t`, connection `k`'s infinite (FTP) source starts.
+    pub fn infinite(&mut self, t: SimTime, k: u32) {
+        self.run_to(t);
+        let (mut cx, senders) = self.cx();
+        senders.start_infinite(&mut cx, k);
+    }
+
+    /// At time `t`, connection `k` is torn down by its application.
+    pub fn close(&mut self, t: SimTime, k: u32) {
+        self.run_to(t);
+        let (mut cx, senders) = self.cx();
+        senders.close(&mut cx, k);
+    }
+
     /// At time `t`, an ack `ackno` (with `ece`) reaches connection `k`.
     pub fn ack_ecn(&mut self, t: SimTime, k: u32, ackno: i64, ece: bool) {
         self.run_to(t);

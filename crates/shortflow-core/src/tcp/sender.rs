@@ -255,7 +255,20 @@ pub struct TcpConn {
     /// data segment (ns-2 `ecn_to_echo_`); the newest ack timestamp, echoed on data.
     ecn_to_echo: bool,
     ts_peer: SimTime,
+    /// When the application first handed the connection data (its start, for the
+    /// initial n-second throughput of P3 §5), and the packets cumulatively acked
+    /// within 1..=ACK_MARKS seconds of it, filled lazily by the new acks
+    /// (`marks_done` of them are final).
+    pub conn_start: Option<SimTime>,
+    acked_marks: [u64; ACK_MARKS],
+    marks_done: u8,
+    /// Torn down by its application (`close`): acks are ignored, nothing is sent.
+    pub torn_down: bool,
 }
+
+/// Seconds after its start for which a connection's acked packets are recorded
+/// (`FlowTable::acked_by_s`; P3's n = 1..10).
+pub const ACK_MARKS: usize = 10;
 
 impl TcpConn {
     /// A connection in ns-2's `reset()` state. `cb` is set when the connection is
@@ -301,6 +314,10 @@ impl TcpConn {
             ecn_backoff: false,
             ecn_to_echo: false,
             ts_peer: SimTime::ZERO,
+            conn_start: None,
+            acked_marks: [0; ACK_MARKS],
+            marks_done: ACK_MARKS as u8,
+            torn_down: false,
             p,
         }
     }
@@ -353,9 +370,66 @@ impl TcpConn {
     // Application interface
     // ------------------------------------------------------------------
 
+    /// Payload packets cumulatively acked (the SYN, seq 0 when modelled, excluded).
+    pub fn acked_pkts(&self) -> u64 {
+        (self.highest_ack + 1 - self.p.syn as i64).max(0) as u64
+    }
+
+    /// The connection's first data from its application: start the acked-packet marks.
+    fn note_start(&mut self, now: SimTime) {
+        if self.conn_start.is_none() {
+            self.conn_start = Some(now);
+            self.marks_done = 0;
+        }
+    }
+
+    /// Packets acked within n s of the start, n = 1..=ACK_MARKS; the marks not yet
+    /// passed (the run ended, or the connection closed, before them) hold what was
+    /// acked by then.
+    pub fn acked_by_s(&self) -> [u64; ACK_MARKS] {
+        let mut m = self.acked_marks;
+        let done = if self.conn_start.is_some() { self.marks_done as usize } else { 0 };
+        for v in &mut m[done..] {
+            *v = self.acked_pkts();
+        }
+        m
+    }
+
+    /// A new ack at `now`, before it moves `highest_ack`: close the marks it is past.
+    #[inline(never)]
+    fn pass_marks(&mut self, now: SimTime) {
+        let Some(s) = self.conn_start else { return };
+        let before = self.acked_pkts();
+        while (self.marks_done as usize) < ACK_MARKS && now > s + SimTime::from_secs(self.marks_done as u64 + 1) {
+            self.acked_marks[self.marks_done as usize] = before;
+            self.marks_done += 1;
+        }
+    }
+
+    /// Tear the connection down (an application's lifetime ended): nothing more is
+    /// sent, its timers are cancelled, later acks are ignored, and the start-up policy
+    /// hears `on_close` (it leaves shared state such as a fair-share group).
+    pub fn close(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
+        if self.torn_down {
+            return;
+        }
+        self.torn_down = true;
+        self.curseq = self.t_seqno;
+        self.closed = true;
+        self.rtx_timer.cancel();
+        cb.end_plan();
+        cb.burst_wait = false;
+        let (startup, mut sc) = self.start_ctx(cb, cx, 0);
+        startup.on_close(&mut sc);
+    }
+
     /// The application hands over `n` more packets (ns-2 `advanceby`), as one transfer
     /// recorded in the results (`round` and `bytes` describe it).
     pub fn start_transfer(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, n: i64, round: u32, bytes: u64) {
+        if self.torn_down {
+            return;
+        }
+        self.note_start(cx.now());
         let plan = {
             let (startup, mut sc) = self.start_ctx(cb, cx, n);
             startup.on_transfer_start(&mut sc)
@@ -384,6 +458,19 @@ impl TcpConn {
 
     /// An infinite source (ns-2 `ftp start` / `sendmsg(-1)`).
     pub fn start_infinite(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
+        if self.torn_down {
+            return;
+        }
+        self.note_start(cx.now());
+        // The start-up policy decides the connection's start as for a transfer (a
+        // fair-share server's FTP connections); ns-2's own policy leaves it alone.
+        let plan = {
+            let (startup, mut sc) = self.start_ctx(cb, cx, (TCP_MAXSEQ - self.curseq).max(0));
+            startup.on_transfer_start(&mut sc)
+        };
+        if plan.is_active() {
+            cb.start_plan(self.agent, plan);
+        }
         if self.curseq <= TCP_MAXSEQ {
             self.curseq = TCP_MAXSEQ;
         }
@@ -801,6 +888,9 @@ impl TcpConn {
             (a.seqno, a.ecn_echo)
         };
         cx.net.pool.free(pkt);
+        if self.torn_down {
+            return;
+        }
         let now = cx.now();
         let now_ns = now.as_nanos();
         if let Some(t) = cx.shared.ack_trace.as_mut() {
@@ -1105,6 +1195,9 @@ impl TcpConn {
     /// ns-2.35: tcp.cc `newack(pkt)` with `timerfix_` true.
     fn newack(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ackno: i64) {
         let now = cx.now();
+        if (self.marks_done as usize) < ACK_MARKS {
+            self.pass_marks(now);
+        }
         self.dupacks = 0;
         self.last_ack = ackno;
         self.highest_ack = ackno;

@@ -58,7 +58,7 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
             flows[fi as usize].sender.ok_or_else(|| err(field, &cfg.flows[fi as usize].name, "this application needs a TCP flow"))
         };
         match a {
-            AppConfig::Ftp { flow, start_s, bytes, start_jitter_s, start_after } => {
+            AppConfig::Ftp { flow, start_s, bytes, start_jitter_s, start_after, stop_s, duration_s } => {
                 let fi = flow_of(format!("{f}.flow"), flow)?;
                 let sender = tcp_sender(fi, format!("{f}.flow"))?;
                 claim(fi, format!("{f}.flow"), &mut flow_app)?;
@@ -85,7 +85,25 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                     }
                     waiters.push(Waiter { app: ai, flows: after, delay: start, fired: false });
                 }
-                apps.push(App::Ftp { sender, start, bytes: *bytes });
+                let stop = match (stop_s, duration_s) {
+                    (None, None) => None,
+                    (Some(_), Some(_)) => {
+                        return Err(err(format!("{f}.duration_s"), duration_s.unwrap_or_default(), "give stop_s or duration_s, not both"));
+                    }
+                    _ if bytes.is_some() => {
+                        let which = if stop_s.is_some() { "stop_s" } else { "duration_s" };
+                        return Err(err(format!("{f}.{which}"), stop_s.or(*duration_s).unwrap_or_default(), "a lifetime needs an infinite source (no bytes)"));
+                    }
+                    (Some(t), None) => {
+                        let t = time_s(&format!("{f}.stop_s"), *t)?;
+                        if start_after.is_empty() && t <= start {
+                            return Err(err(format!("{f}.stop_s"), stop_s.unwrap_or_default(), format!("must be after the start ({} s)", start.as_secs_f64())));
+                        }
+                        Some(super::FtpStop::At(t))
+                    }
+                    (None, Some(d)) => Some(super::FtpStop::After(positive_time_s(&format!("{f}.duration_s"), *d)?)),
+                };
+                apps.push(App::Ftp { sender, start, bytes: *bytes, stop });
             }
             AppConfig::Rounds(rc) => {
                 if rc.flows.is_empty() {

@@ -137,10 +137,18 @@ pub enum UdpGen {
     Cbr(dist::Cbr),
 }
 
+/// When an infinite FTP source's connection is torn down (`apps[].stop_s` /
+/// `duration_s`): token 1 of its application event.
+#[derive(Clone, Copy, Debug)]
+pub enum FtpStop {
+    At(SimTime),
+    After(SimTime),
+}
+
 /// One application. The large variants are boxed so that the per-connection `Ftp` stays
 /// small: a 10 000-connection run holds 10 000 apps.
 pub enum App {
-    Ftp { sender: u32, start: SimTime, bytes: Option<u64> },
+    Ftp { sender: u32, start: SimTime, bytes: Option<u64>, stop: Option<FtpStop> },
     Rounds(Box<Rounds>),
     Telnet(Telnet),
     Udp(Box<UdpSource>),
@@ -174,8 +182,19 @@ impl Apps {
     /// An `Event::App` fired for application `app` with `token`.
     pub fn event(&mut self, cx: &mut Ctx, senders: &mut TcpSenders, app: u32, token: u32) {
         match &mut self.list[app as usize] {
-            App::Ftp { sender, bytes, .. } => match bytes {
-                None => senders.start_infinite(cx, *sender),
+            App::Ftp { sender, .. } if token == 1 => senders.close(cx, *sender),
+            App::Ftp { sender, bytes, stop, .. } => match bytes {
+                None => {
+                    if let Some(stop) = stop {
+                        let now = cx.now();
+                        let at = match *stop {
+                            FtpStop::At(t) => t.max(now),
+                            FtpStop::After(d) => now + d,
+                        };
+                        cx.sched.at(at, Event::App { app, token: 1 });
+                    }
+                    senders.start_infinite(cx, *sender)
+                }
                 Some(b) => {
                     let n = b.div_ceil(senders.conns[*sender as usize].params().size as u64) as i64;
                     senders.start_transfer(cx, *sender, n, 0, *b);

@@ -24,6 +24,11 @@
 //!   policy's timeout instead of the RTO (Fast Start's fine-grained reset timer).
 //! - `burst_gap`: with a plan's `burst` limit, the delay before the next burst.
 //! - `on_transfer_done`: when the last packet of an application transfer is acked.
+//! - `on_close`: when the application tears the connection down (an FTP source whose
+//!   lifetime ended); the policy leaves whatever shared state it joined.
+//!
+//! An infinite source (FTP) calls `on_transfer_start` once, when it starts, with
+//! `transfer_pkts` the (huge) rest of ns-2's sequence space.
 //!
 //! What a policy may read and change is in [`StartCtx`]: the window, the RTT
 //! estimator, its connection's [path entry](crate::path::PathEntry) and the gateways,
@@ -34,6 +39,7 @@
 //! `from_config`, a variant in [`AnyStartup`] and its arm in each match below, and a
 //! variant in `config::StartupConfig` (plus `build` below).
 
+pub mod fair_share;
 pub mod fast_start;
 pub mod idle_restart;
 pub mod ns2;
@@ -51,6 +57,7 @@ use crate::tcp::pacing::Pacer;
 use crate::tcp::rtt::{RttEstimator, RttParams};
 use crate::time::SimTime;
 
+pub use fair_share::FairShare;
 pub use fast_start::FastStart;
 pub use idle_restart::IdleRestart;
 pub use ns2::{Ns2, NoRestart};
@@ -150,6 +157,8 @@ pub trait StartupPolicy {
     }
     /// The last packet of an application transfer was acked.
     fn on_transfer_done(&mut self, _cx: &mut StartCtx) {}
+    /// The application tore the connection down (`TcpConn::close`).
+    fn on_close(&mut self, _cx: &mut StartCtx) {}
     /// Does this policy replace ns-2's timer-driven slow-start restart (a timeout with
     /// nothing outstanding closing cwnd to 1)? Every policy but `Ns2` does.
     fn replaces_idle_restart(&self) -> bool {
@@ -190,6 +199,8 @@ pub enum AnyStartup {
     Spand(Spand),
     /// TCP Fast Start (thesis ch. 8).
     FastStart(Box<FastStart>),
+    /// Fair-share slow start (P3): LISS, ISS, MISS, JS, Cached, Averaged.
+    FairShare(FairShare),
     /// Tests of the sender's side of the contract.
     #[cfg(test)]
     Scripted(scripted::Scripted),
@@ -210,6 +221,7 @@ macro_rules! dispatch {
             AnyStartup::NoRestart($p) => $call,
             AnyStartup::Spand($p) => $call,
             AnyStartup::FastStart($p) => $call,
+            AnyStartup::FairShare($p) => $call,
             #[cfg(test)]
             AnyStartup::Scripted($p) => $call,
         }
@@ -231,6 +243,7 @@ impl AnyStartup {
             StartupConfig::NoRestart => AnyStartup::NoRestart(NoRestart),
             StartupConfig::Spand(sc) => AnyStartup::Spand(Spand::from_config(field, sc, tcp_window, resolve_gateway)?),
             StartupConfig::FastStart(fc) => AnyStartup::FastStart(Box::new(FastStart::from_config(field, fc)?)),
+            StartupConfig::FairShare(fc) => AnyStartup::FairShare(FairShare::from_config(field, fc, tcp_window)?),
         })
     }
 
@@ -253,6 +266,9 @@ impl AnyStartup {
     #[inline]
     pub fn on_transfer_done(&mut self, cx: &mut StartCtx) {
         dispatch!(self, p => p.on_transfer_done(cx))
+    }
+    pub fn on_close(&mut self, cx: &mut StartCtx) {
+        dispatch!(self, p => p.on_close(cx))
     }
     #[inline]
     pub fn replaces_idle_restart(&self) -> bool {

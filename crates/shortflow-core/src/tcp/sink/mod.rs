@@ -192,7 +192,10 @@ impl TcpSink {
         held & HELD_ECT != 0 && self.ecn_unacked
     }
 
-    /// ns-2.35: tcp-sink.cc `TcpSink::ack`.
+    /// ns-2.35: tcp-sink.cc `TcpSink::ack`. Always inlined, into `recv` in the dispatch
+    /// loop (measured: out of line, its call cost ~17 instructions per ack; bench a
+    /// 514.7 -> 511.1 M instructions, b 2082.7 -> 2067.1 M).
+    #[inline(always)]
     fn ack(&mut self, cx: &mut Ctx) {
         let now = cx.now();
         let ackno = self.acker.seqno();

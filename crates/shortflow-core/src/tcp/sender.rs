@@ -708,16 +708,20 @@ impl TcpConn {
     fn set_rtx_timer(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
         // While a plan runs, the start-up policy may replace the RTO (Fast Start's
         // reset timer).
-        let over = if cb.plan_active { cb.startup.rtx_timeout(&cb.tcb, &cb.rtt, &self.p.rtt) } else { None };
-        let rto = match over {
-            Some(t) => t,
-            None => cb.rtt.timeout(&self.p.rtt),
-        };
+        let rto = if cb.plan_active { self.plan_rto(cb) } else { cb.rtt.timeout(&self.p.rtt) };
         let bits = rto.to_bits();
         if self.rto_memo.0 != bits {
             self.rto_memo = (bits, SimTime::from_secs_f64(rto));
         }
         self.rtx_timer.resched(cx.sched, self.rto_memo.1, self.agent, TIMER_RTX);
+    }
+
+    /// The retransmission timeout while a start-up plan runs: the policy's, if it
+    /// replaces the RTO, else the RTO. Out of line: plans are rare and short.
+    #[cold]
+    #[inline(never)]
+    fn plan_rto(&self, cb: &ControlBlock) -> f64 {
+        cb.startup.rtx_timeout(&cb.tcb, &cb.rtt, &self.p.rtt).unwrap_or_else(|| cb.rtt.timeout(&self.p.rtt))
     }
 
     /// ns-2.35: tcp.cc `reset_rtx_timer(mild, backoff)`.

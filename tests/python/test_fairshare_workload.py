@@ -1,0 +1,58 @@
+"""P3's homogeneous workload generator (repro/fairshare/workload.py; spec
+fairshare-and-sizebased A.12, A.13.1) and its metrics on a short run."""
+
+from __future__ import annotations
+
+import json
+import statistics
+
+import pytest
+
+from shortflow.native import core
+from shortflow.repro.fairshare.workload import homogeneous, pareto_xm, server_connections, server_throughput
+
+
+@pytest.mark.parametrize("mean,shape,xm", [(100, 1.35, 25.93), (5, 1.35, 1.296), (100, 1.05, 4.76), (100, 1.95, 48.72)])
+def test_pareto_scale_matches_the_spec(mean: float, shape: float, xm: float) -> None:
+    assert pareto_xm(mean, shape) == pytest.approx(xm, abs=0.01)
+
+
+def test_pareto_needs_a_finite_mean() -> None:
+    with pytest.raises(ValueError, match="shape"):
+        pareto_xm(100, 1.0)
+
+
+def test_connections_are_poisson_per_seed_and_streams_are_independent() -> None:
+    a = server_connections(1, 20_000, 5.0, 100.0, 1.35)
+    assert a == server_connections(1, 20_000, 5.0, 100.0, 1.35)
+    assert a != server_connections(2, 20_000, 5.0, 100.0, 1.35)
+    gaps = [b[0] - a_[0] for a_, b in zip(a, a[1:])]
+    assert statistics.mean(gaps) == pytest.approx(5.0, rel=0.1)
+    assert all(0 <= c < 5 for _, _, c in a)
+    assert min(life for _, life, _ in a) >= pareto_xm(100.0, 1.35)
+    # Another mean lifetime changes the lifetimes, not the arrivals or the clients.
+    b = server_connections(1, 20_000, 5.0, 50.0, 1.35)
+    assert [(t, c) for t, _, c in a] == [(t, c) for t, _, c in b]
+
+
+def test_homogeneous_config_shape() -> None:
+    cfg = homogeneous("liss", 3, duration_s=200.0)
+    srv = [f for f in cfg["flows"] if f["name"].startswith("srv.")]
+    cross = [f for f in cfg["flows"] if f["name"].startswith("cross.")]
+    assert len(cross) == 5 and all("startup" not in f for f in cross)
+    assert srv and all(f["startup"] == {"kind": "fair_share", "scheme": "liss"} for f in srv)
+    assert cfg["paths"] == {"prefix_len": 24}
+    assert {cfg["addresses"][f"c{k}"].rsplit(".", 1)[0] for k in range(1, 6)} == {"10.1.0"}
+    assert all("startup" not in f for f in homogeneous("reno", 3, duration_s=200.0)["flows"])
+    core_links = [l for l in cfg["links"] if l["src"] in ("r1", "r2") and l["dst"] in ("r2", "r3")]
+    assert len(core_links) == 2 and all(l["rate_bps"] == 20e6 and l["delay_s"] == 0.05 for l in core_links)
+
+
+def test_short_run_metrics_are_consistent() -> None:
+    cfg = homogeneous("miss", 1, bandwidth_bps=10e6, duration_s=60.0)
+    r = json.loads(core().run(json.dumps(cfg)))
+    m = server_throughput(r)
+    assert m["connections"] == sum(1 for f in cfg["flows"] if f["name"].startswith("srv."))
+    init = m["initial"]
+    assert init == sorted(init), "acked within n s cannot fall with n"
+    assert 0 < init[-1] <= m["total"]

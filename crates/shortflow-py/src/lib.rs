@@ -269,6 +269,14 @@ fn vienna_path(p: f64, rtt: f64, t0: f64, w1: f64, b: f64, wmax: f64, window_mod
     Ok(m)
 }
 
+/// The flow size `d` of TCP Vienna's model: at least one segment.
+fn check_flow_size(d: f64) -> PyResult<()> {
+    if !(d.is_finite() && d >= 1.0) {
+        return Err(PyValueError::new_err(format!("d = {d}: the flow size must be at least 1 segment")));
+    }
+    Ok(())
+}
+
 /// TCP Vienna's model throughput B(α, β, γ, d, p, RTT) in segments per second, with the
 /// latency terms (s) and B_max (a long delayed-ack Reno flow on the same path).
 #[pyfunction]
@@ -298,9 +306,7 @@ fn vienna_throughput<'py>(
     if !(gamma.is_finite() && gamma > 0.0) {
         return Err(PyValueError::new_err(format!("gamma = {gamma}: the slow-start step must be positive")));
     }
-    if !(d.is_finite() && d >= 1.0) {
-        return Err(PyValueError::new_err(format!("d = {d}: the flow size must be at least 1 segment")));
-    }
+    check_flow_size(d)?;
     let x = vienna::Params { alpha, beta, gamma };
     let (l, b_max) = guard("vienna_throughput", || Ok((vienna::latency(x, d, &path), vienna::long_flow_throughput(&path))))?;
     let out = PyDict::new(py);
@@ -334,9 +340,7 @@ fn vienna_select<'py>(
     full_grid: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let path = vienna_path(p, rtt, t0, w1, b, wmax, window_model)?;
-    if !(d.is_finite() && d >= 1.0) {
-        return Err(PyValueError::new_err(format!("d = {d}: the flow size must be at least 1 segment")));
-    }
+    check_flow_size(d)?;
     let s = guard("vienna_select", || Ok(vienna::select(d, &path, full_grid)))?;
     let out = PyDict::new(py);
     out.set_item("alpha", s.params.alpha)?;

@@ -18,7 +18,6 @@ Fig. 8.6 comes from traced runs of ``fig8_6.toml`` (``fig86.py``).
 from __future__ import annotations
 
 import json
-import math
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -27,6 +26,7 @@ from typing import Any, Callable, Optional
 
 import polars as pl
 
+from ..jsonsafe import clean_json
 from .claims import Claim, evaluate_all
 from .experiments import EXPERIMENTS, LINKS, MODES, ExperimentRun, Settings, find_scenario_dir, run_experiment
 
@@ -67,16 +67,6 @@ class Report:
                                 "runs": r.tasks, "computed": r.computed, "sweep_wall_s": round(r.wall_s, 2),
                                 } for k, r in self.runs.items()},
         }
-
-
-def _clean(v: Any) -> Any:
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    if isinstance(v, dict):
-        return {k: _clean(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_clean(x) for x in v]
-    return v
 
 
 def _plot(r: ExperimentRun, path: Path, note: str) -> Path:
@@ -185,6 +175,6 @@ def run(out: str | Path, mode: str = "full", jobs: int = 2, *, settings: Optiona
     rep = Report(mode, out, st.to_dict(), claims, runs, files, 0.0,
                  datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     rep.wall_s = time.perf_counter() - t0
-    (out / "claims.json").write_text(json.dumps(_clean(rep.to_dict()), indent=2) + "\n", encoding="utf-8")
+    (out / "claims.json").write_text(json.dumps(clean_json(rep.to_dict()), indent=2) + "\n", encoding="utf-8")
     write_claims_markdown(rep, out / "claims.md")
     return rep

@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import html
 import json
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -14,11 +13,12 @@ import polars as pl
 
 from ...mpl import DODGE_NOTE, dodge_offsets, errorbar, integer_ticks, pyplot, save
 from ...report import _CSS, _table, scroll_box
+from ..jsonsafe import clean_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import ClaimsReport, FigureResult
 
-__all__ = ["plot_schemes", "plot_friendliness", "write_csv", "write_claims_json", "write_report", "clean_json"]
+__all__ = ["plot_schemes", "plot_friendliness", "write_csv", "write_claims_json", "write_report"]
 
 _STYLE = {
     "reno-ssr": dict(color="tab:red", marker="s", ls="-"),
@@ -120,19 +120,6 @@ def plot_friendliness(fig_no: int, caption: str, f: pl.DataFrame, path: Path, no
 def write_csv(fig_no: int, x_name: str, s: pl.DataFrame, path: Path) -> Path:
     s.select(pl.lit(fig_no).alias("figure"), pl.lit(x_name).alias("x_name"), pl.all()).write_csv(path)
     return path
-
-
-def clean_json(v: Any) -> Any:
-    """JSON-safe copy: NaN/inf become null, tuples/paths plain values."""
-    if isinstance(v, float):
-        return None if math.isnan(v) or math.isinf(v) else v
-    if isinstance(v, dict):
-        return {str(k): clean_json(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [clean_json(x) for x in v]
-    if isinstance(v, Path):
-        return str(v)
-    return v
 
 
 def write_claims_json(report: "ClaimsReport", path: Path) -> Path:

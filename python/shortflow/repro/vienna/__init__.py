@@ -23,6 +23,8 @@ from typing import Any, Callable, Optional
 
 import polars as pl
 
+from ..jsonsafe import clean_json
+
 __all__ = ["run", "Report", "Claim", "MODES"]
 
 #: mode -> (seeds, simulated seconds of Fig. 3)
@@ -261,16 +263,6 @@ def write_claims_markdown(rep: Report, path: Path) -> Path:
     return path
 
 
-def _clean(v: Any) -> Any:
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    if isinstance(v, dict):
-        return {k: _clean(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_clean(x) for x in v]
-    return v
-
-
 def run(out: str | Path, mode: str = "full", *, log: Optional[Callable[[str], None]] = None) -> Report:
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}: use one of {', '.join(MODES)}")
@@ -297,6 +289,6 @@ def run(out: str | Path, mode: str = "full", *, log: Optional[Callable[[str], No
                  {"seeds": list(seeds), "fig3_duration_s": duration,
                   "fig3_variants": [{"label": v, "schedule": s, "delay_s": d} for v, s, d in FIG3_VARIANTS]})
     rep.wall_s = time.perf_counter() - t0
-    (out / "claims.json").write_text(json.dumps(_clean(rep.to_dict()), indent=2) + "\n", encoding="utf-8")
+    (out / "claims.json").write_text(json.dumps(clean_json(rep.to_dict()), indent=2) + "\n", encoding="utf-8")
     write_claims_markdown(rep, out / "claims.md")
     return rep

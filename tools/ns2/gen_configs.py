@@ -12,6 +12,7 @@ creation order. Start times are written as the decimal literals ns-2 was given
 
 Files:
   dumbbell_<variant>_<n>_<sink>.config.json   12 deterministic scenarios
+  ecn_red_<variant>_<n>_<sink>.config.json    8 deterministic ECN-through-RED scenarios
   red.config.json                             RED case, seed 1; the test substitutes
                                               seed and per-seed start times from
                                               red_stats.json
@@ -72,6 +73,33 @@ def dumbbell(variant, n, sink):
         apps.append({"kind": "ftp", "flow": f"tcp{i}", "start_s": 0.1 + 0.37 * i})
     return {"seed": 1, "duration_s": 60.0, "nodes": nodes, "links": links, "flows": flows,
             "apps": apps, "trace": {"acks": True}}
+
+
+# ecn_red.tcl's bottleneck: a marking RED whose decision does not depend on ns-2's
+# global RNG (thresh_ = maxthresh_, gentle_ false, mark_p_ > 1; see the script).
+ECN_RED_QUEUE = {"kind": "red", "limit_pkts": 20, "thresh": 5.0, "maxthresh": 5.0,
+                 "q_weight": 0.05, "gentle": False, "bytes": False, "queue_in_bytes": False,
+                 "setbit": True, "use_mark_p": True, "mark_p": 2.0}
+ECN_RED = [(v, n, s) for v in ["reno", "newreno"] for n in [1, 2] for s in ["plain", "delack"]]
+
+
+def ecn_red(variant, n, sink):
+    cfg = dumbbell(variant, n, sink)
+    cfg["links"][0]["queue"] = dict(ECN_RED_QUEUE)
+    for fl in cfg["flows"]:
+        fl["tcp"]["ecn"] = True
+    return cfg
+
+
+def with_boot_times(cfg, summary_path):
+    """ns-2 drew each agent's boot_time_ from its global RNG; the per-ack scripts replay
+    the draws and record them in the summary."""
+    if os.path.exists(summary_path):
+        with open(summary_path) as f:
+            flows = json.load(f)["flows"]
+        for fl, g in zip(cfg["flows"], flows):
+            fl["tcp"]["boot_time_s"] = g["boot_time_s"]
+    return cfg
 
 
 def red(start_times):
@@ -190,16 +218,13 @@ def main():
     for v in ["tahoe", "reno", "newreno"]:
         for n in [1, 4]:
             for s in ["plain", "delack"]:
-                cfg = dumbbell(v, n, s)
-                # ns-2 drew each agent's boot_time_ from its global RNG; dumbbell.tcl
-                # replays the draws and records them in the summary.
                 summ = os.path.join(out, f"dumbbell_{v}_{n}_{s}.summary.json")
-                if os.path.exists(summ):
-                    with open(summ) as f:
-                        flows = json.load(f)["flows"]
-                    for fl, g in zip(cfg["flows"], flows):
-                        fl["tcp"]["boot_time_s"] = g["boot_time_s"]
+                cfg = with_boot_times(dumbbell(v, n, s), summ)
                 dump(os.path.join(out, f"dumbbell_{v}_{n}_{s}.config.json"), cfg)
+    for v, n, s in ECN_RED:
+        name = f"ecn_red_{v}_{n}_{s}"
+        cfg = with_boot_times(ecn_red(v, n, s), os.path.join(out, f"{name}.summary.json"))
+        dump(os.path.join(out, f"{name}.config.json"), cfg)
     if red_stats:
         with open(red_stats) as f:
             st = json.load(f)

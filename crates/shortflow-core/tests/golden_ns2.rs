@@ -303,6 +303,16 @@ dumbbell_tests! {
     dumbbell_newreno_1_delack => "dumbbell_newreno_1_delack",
     dumbbell_newreno_4_plain => "dumbbell_newreno_4_plain",
     dumbbell_newreno_4_delack => "dumbbell_newreno_4_delack",
+    // ECN-capable senders through a marking RED bottleneck whose decision does not
+    // depend on ns-2's global RNG (tools/ns2/ecn_red.tcl).
+    ecn_red_reno_1_plain => "ecn_red_reno_1_plain",
+    ecn_red_reno_1_delack => "ecn_red_reno_1_delack",
+    ecn_red_reno_2_plain => "ecn_red_reno_2_plain",
+    ecn_red_reno_2_delack => "ecn_red_reno_2_delack",
+    ecn_red_newreno_1_plain => "ecn_red_newreno_1_plain",
+    ecn_red_newreno_1_delack => "ecn_red_newreno_1_delack",
+    ecn_red_newreno_2_plain => "ecn_red_newreno_2_plain",
+    ecn_red_newreno_2_delack => "ecn_red_newreno_2_delack",
 }
 
 #[test]

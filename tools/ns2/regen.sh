@@ -1,7 +1,7 @@
 #!/bin/sh
 # Regenerate every ns-2.35 golden in tests/golden/ns2/ (see README.md).
 #
-# usage: tools/ns2/regen.sh [all|dumbbell|red|pareto|spand|bench|configs] ...
+# usage: tools/ns2/regen.sh [all|dumbbell|ecn_red|red|pareto|spand|bench|configs] ...
 #   JOBS=N   parallel ns processes (default 2)
 #   KEEP=1   keep the work directory with the raw ns-2 outputs
 #
@@ -38,6 +38,21 @@ dumbbell() {
     done
     cp "$WORK"/dumbbell_*.summary.json "$OUT/"
     echo "dumbbell: $(elapsed "$t0") s"
+}
+
+ecn_red() {
+    t0=$(now)
+    # variant flows sink START (START as ECN_RED in gen_configs.py)
+    printf '%s\n' "reno 1 plain 0.1" "reno 1 delack 0.6" "reno 2 plain 1.9" \
+        "reno 2 delack 0.1" "newreno 1 plain 0.1" "newreno 1 delack 0.7" \
+        "newreno 2 plain 1.05" "newreno 2 delack 0.1" | xargs -P "$JOBS" -L 1 sh -c '
+        cd "$WORK" && ns "$HERE/ecn_red.tcl" "$0" "$1" "$2" "$3" "$WORK/ecn_red_$0_$1_$2"'
+    for f in "$WORK"/ecn_red_*.acks.csv; do
+        b=$(basename "$f")
+        gzip -9n < "$f" > "$OUT/$b.gz"
+    done
+    cp "$WORK"/ecn_red_*.summary.json "$OUT/"
+    echo "ecn_red: $(elapsed "$t0") s"
 }
 
 red() {
@@ -90,8 +105,8 @@ configs() {
 [ $# -eq 0 ] && set -- all
 for what in "$@"; do
     case $what in
-        all) dumbbell; red; pareto; spand; bench; configs ;;
-        dumbbell|red|pareto|spand|bench|configs) $what ;;
+        all) dumbbell; ecn_red; red; pareto; spand; bench; configs ;;
+        dumbbell|ecn_red|red|pareto|spand|bench|configs) $what ;;
         *) echo "unknown target $what" >&2; exit 1 ;;
     esac
 done

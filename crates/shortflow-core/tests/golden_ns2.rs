@@ -209,6 +209,12 @@ fn check_dumbbell(scenario: &str) {
     let nflows = cfg.flows.len();
     assert_eq!(gold.len(), nflows, "{scenario}: golden has acks for {} flows, config has {nflows}", gold.len());
 
+    // ecn_red_*: the scenario must have no arrival/departure tie at the RED queue that
+    // ns-2's double clock decided against scheduling order (tools/ns2/ecn_red.tcl).
+    if let Some(t) = summary.get("rounding_ties_at_red") {
+        assert_eq!(t.as_u64(), Some(0), "{scenario}: ns-2 run has rounding-decided ties at the RED queue");
+    }
+
     let res = run(scenario, &cfg);
     let mut report = String::new();
 

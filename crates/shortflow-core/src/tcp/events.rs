@@ -88,6 +88,11 @@ pub enum LossKind {
     Ecn,
     /// Later segments were acknowledged (time- or SACK-based detection: RACK).
     LaterAcks,
+    /// A loss found while the window is still reduced for an ECN echo of the same
+    /// window (ns-2.35: a timeout, or Tahoe's duplicate-ack threshold, with
+    /// `last_cwnd_action_` ECN): the window drops to one packet, ssthresh is not cut
+    /// a second time.
+    AfterEcn,
 }
 
 /// A loss event, built by the mechanism *before* it changes the window, so a

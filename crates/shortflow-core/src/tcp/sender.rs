@@ -248,9 +248,11 @@ pub struct TcpConn {
     /// Fast Start's resets, by its reset timer or a partial ack.
     pub nstartup_resets: u64,
     /// ECN: a window reduction is to be signalled with CWR on the next packet
-    /// (ns-2 `cong_action_`); `ecn_backoff_`.
+    /// (ns-2 `cong_action_`); `ecn_backoff_`; the peer echoed the ECN negotiation
+    /// of packet 0, so ECN echoes now hold the window (ns-2 `ect_`).
     cong_action: bool,
     ecn_backoff: bool,
+    ect: bool,
     /// tcp-asym (`asym_header`): a CE-marked ack arrived, to be echoed on the next
     /// data segment (ns-2 `ecn_to_echo_`); the newest ack timestamp, echoed on data.
     ecn_to_echo: bool,
@@ -312,6 +314,7 @@ impl TcpConn {
             nstartup_resets: 0,
             cong_action: false,
             ecn_backoff: false,
+            ect: false,
             ecn_to_echo: false,
             ts_peer: SimTime::ZERO,
             conn_start: None,
@@ -681,8 +684,11 @@ impl TcpConn {
         };
         if self.p.ecn {
             // ns-2.35 output(): ECT on every data packet; CWR once after a reduction
-            // (SetCWRonRetransmit_ true: retransmissions carry it too).
-            pkt.ect = true;
+            // (SetCWRonRetransmit_ true: retransmissions carry it too). Packet 0 (the
+            // SYN, or the first data packet without syn_) negotiates ECN instead: ECE
+            // set, not ECT (tcp-asym's output_helper then overwrites ECE).
+            pkt.ect = pkt.seqno != 0;
+            pkt.ecn_echo = pkt.seqno == 0;
             pkt.cwr = std::mem::take(&mut self.cong_action);
         }
         pkt.low_prio
@@ -809,9 +815,13 @@ impl TcpConn {
             LossVerdict::Undo(w) => {
                 cb.tcb.cwnd = w.cwnd;
                 cb.tcb.ssthresh = w.ssthresh;
+                return;
             }
             LossVerdict::RestartNoPenalty => cb.tcb.cwnd = cb.tcb.initial_window(),
         }
+        // ns-2.35: tcp.cc slowdown() — every window cut (not a partial ack's, which
+        // calls no slowdown) sets cong_action_: the next packet carries CWR.
+        self.cong_action |= self.p.ecn && loss.kind != LossKind::PartialAck;
     }
 
     /// After a penalty-free verdict (the window is already set): leave recovery, resend
@@ -855,6 +865,19 @@ impl TcpConn {
                 // Idle: slow-start restart without cutting ssthresh.
                 let ev = self.loss_event(LossKind::IdleRestart, cx.now(), false);
                 cb.cc.on_loss(&mut cb.tcb, &ev);
+                self.cong_action |= self.p.ecn;
+            } else if self.p.ecn
+                && !cb.plan_active
+                && self.highest_ack < self.recover
+                && cb.tcb.last_cwnd_action == CwndAction::Ecn
+            {
+                // ns-2.35: tcp.cc timeout — still recovering from an ECN reduction:
+                // window to one, ssthresh not cut again, not counted in nrexmit_.
+                // (While a start-up plan runs, its own timer rule applies.)
+                let ev = self.loss_event(LossKind::AfterEcn, cx.now(), true);
+                if self.react_to_loss(cb, cx, &ev).penalty_free() {
+                    return self.restart_after_failed_start(cb, cx);
+                }
             } else {
                 cb.tcb.last_cwnd_action = CwndAction::Timeout;
                 // A loss event ends start-up pacing (spec tcp-spand A7).
@@ -1151,6 +1174,15 @@ impl TcpConn {
     /// ns-2.35: tcp.cc `dupack_action()` (Tahoe).
     fn dupack_action_tahoe(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
         let recovered = self.highest_ack > self.recover;
+        if !(recovered || self.highest_ack == 0) && self.p.ecn && cb.tcb.last_cwnd_action == CwndAction::Ecn {
+            // ns-2.35: tcp.cc dupack_action — a loss in the window already cut for an
+            // ECN echo: back to one packet, ssthresh kept.
+            cb.tcb.last_cwnd_action = CwndAction::Dupack;
+            let ev = self.loss_event(LossKind::AfterEcn, cx.now(), true);
+            self.react_to_loss(cb, cx, &ev);
+            self.reset_rtx_timer(cb, cx, false, false);
+            return;
+        }
         if recovered || self.highest_ack == 0 {
             self.recover = self.maxseq;
             cb.tcb.last_cwnd_action = CwndAction::Dupack;
@@ -1168,6 +1200,17 @@ impl TcpConn {
         // Reno's allow_fast_retransmit(): true while the last action was a dupack one.
         let allow = !newreno && cb.tcb.last_cwnd_action == CwndAction::Dupack;
         if !(recovered || allow || self.highest_ack == 0) {
+            if self.p.ecn && cb.tcb.last_cwnd_action == CwndAction::Ecn {
+                // ns-2.35: tcp-reno.cc / tcp-newreno.cc dupack_action — a loss in the
+                // window already halved for an ECN echo: retransmit and enter fast
+                // recovery without halving again.
+                cb.tcb.last_cwnd_action = CwndAction::Dupack;
+                self.nfastrexmit += 1;
+                self.reset_rtx_timer(cb, cx, true, false);
+                let seq = self.last_ack + 1;
+                self.output(cb, cx, seq);
+                cb.tcb.dupwnd = self.p.numdupacks;
+            }
             return; // bug_fix_
         }
         self.recover = self.maxseq;
@@ -1186,18 +1229,39 @@ impl TcpConn {
         cb.tcb.dupwnd = self.p.numdupacks;
     }
 
-    /// ns-2.35: tcp.cc `recv_newack_helper` (+ `newack`), without ECN/Quick-Start.
+    /// ns-2.35: tcp.cc `recv_newack_helper` (+ `newack`), without Quick-Start.
     fn recv_newack_helper(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: AckIn) {
-        self.newack(cb, cx, ack.ackno);
+        self.newack(cb, cx, ack);
         let sample = self.ack_sample(cx.now(), ack, cb.detail);
-        cb.cc.on_ack(&mut cb.tcb, &sample);
+        // ECN (old_ecn_ 0): once ECN is negotiated (ect_), an ack with an ECN echo
+        // does not open the window. tcp-asym's recv_newack_helper has neither test.
+        let hold = self.ect && ack.ece && !self.p.asym_header;
+        if !hold {
+            cb.cc.on_ack(&mut cb.tcb, &sample);
+        }
+        if self.p.ecn && !self.p.asym_header {
+            self.newack_ecn(ack.ece);
+        }
         if self.highest_ack >= self.curseq - 1 && !self.closed {
             self.closed = true;
         }
     }
 
+    /// The ECN state kept by ns-2.35 tcp.cc `recv_newack_helper`: an ack without an
+    /// echo ends `ecn_backoff_`; the first echo (packet 0's negotiation) sets `ect_`.
+    /// (`ecn_burst_` only matters with `old_ecn_`, not modelled.)
+    #[cold]
+    fn newack_ecn(&mut self, ece: bool) {
+        if self.ect && !ece {
+            self.ecn_backoff = false;
+        }
+        // Acks carry no CWR (ns-2 checks `!cong_action()` of the ack too).
+        self.ect |= ece;
+    }
+
     /// ns-2.35: tcp.cc `newack(pkt)` with `timerfix_` true.
-    fn newack(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ackno: i64) {
+    fn newack(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: AckIn) {
+        let ackno = ack.ackno;
         let now = cx.now();
         if (self.marks_done as usize) < ACK_MARKS {
             self.pass_marks(now);
@@ -1209,7 +1273,12 @@ impl TcpConn {
             self.t_seqno = self.last_ack + 1;
         }
         if self.rtt_active && ackno >= self.rtt_seq {
-            cb.rtt.t_backoff = 1;
+            // ECN: a connection with a window of one, still answering echoes, keeps
+            // its timer backed off (ns-2 `ect_`, `ecn_backoff_`).
+            if !(self.ect && self.ecn_backoff && ack.ece) {
+                cb.rtt.t_backoff = 1;
+                self.ecn_backoff = false;
+            }
             self.rtt_active = false;
             let tao = now.as_secs_f64() - self.rtt_ts.as_secs_f64();
             cb.rtt.update(&self.p.rtt, now.as_secs_f64(), tao);

@@ -350,7 +350,9 @@ fn ecn_echo_halves_once_per_window_and_sets_cwr_once() {
     let mut r = Rig::one(&newreno(r#", "window_init": 8, "ecn": true"#), ns2());
     r.transfer(ms(0), 0, 40);
     r.run_to(ms(1));
-    assert!(r.arrived.iter().all(|p| p.ect && !p.cwr), "data is ECN-capable");
+    // ns-2.35 output(): packet 0 negotiates ECN (ECE, not ECT); the rest is ECT.
+    assert!(r.arrived[0].ecn_echo && !r.arrived[0].ect && !r.arrived[0].cwr, "packet 0 negotiates");
+    assert!(r.arrived[1..].iter().all(|p| p.ect && !p.cwr), "data is ECN-capable");
     r.ack(ms(100), 0, 0); // cwnd 9; sent up to 9
     r.run_to(ms(101));
     r.arrived.clear();
@@ -370,6 +372,25 @@ fn ecn_echo_halves_once_per_window_and_sets_cwr_once() {
     let cwr: Vec<bool> = r.arrived.iter().map(|p| p.cwr).collect();
     assert_eq!(cwr.iter().filter(|&&c| c).count(), 1, "CWR on exactly one packet: {cwr:?}");
     assert!(cwr[0], "the first packet after the reduction carries it");
+}
+
+#[test]
+fn once_ecn_is_negotiated_echoing_acks_do_not_open_the_window() {
+    // ns-2.35 recv_newack_helper: the echo on the ack of packet 0 (the sink's answer
+    // to the negotiation) sets ect_; from then on an ack with ECE holds the window.
+    let mut r = Rig::one(&newreno(r#", "window_init": 8, "ecn": true"#), ns2());
+    r.transfer(ms(0), 0, 40);
+    r.ack_ecn(ms(100), 0, 0, true); // negotiation answered: the window still opens
+    assert_eq!(r.cwnd(0), 9.0);
+    assert_eq!(r.conn(0).necnresponses, 0, "ack 0 is not above recover (0)");
+    r.ack_ecn(ms(101), 0, 1, true); // a congestion echo: halve, no increase
+    assert_eq!(r.ssthresh(0), 4);
+    assert_eq!(r.cwnd(0), 4.5);
+    r.ack_ecn(ms(102), 0, 2, true); // same window: no second cut, still no increase
+    assert_eq!(r.cwnd(0), 4.5);
+    assert_eq!(r.conn(0).necnresponses, 1);
+    r.ack(ms(103), 0, 3); // no echo: grows again
+    assert!((r.cwnd(0) - (4.5 + 1.0 / 4.5)).abs() < 1e-12, "{}", r.cwnd(0));
 }
 
 #[test]

@@ -34,6 +34,8 @@ impl CongestionControl for Ns2Standard {
             LossKind::IdleRestart => CLOSE_CWND_ONE | NO_OUTSTANDING_DATA,
             // tcp.cc ecn(): halve once per window (the sender decides "once").
             LossKind::Ecn => CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF,
+            // tcp.cc timeout / dupack_action (Tahoe) within an ECN-reduced window.
+            LossKind::AfterEcn => CLOSE_CWND_ONE,
             // NewReno partial acks deflate the window in the recovery code; ns-2's
             // rule itself does nothing.
             LossKind::PartialAck => return,

@@ -292,7 +292,7 @@ impl CongestionControl for Vienna {
                 t.first_decrease = false;
             }
             LossKind::PartialAck => self.loss_events += 1,
-            LossKind::Rto | LossKind::IdleRestart | LossKind::Ecn => Ns2Standard.on_loss(t, loss),
+            LossKind::Rto | LossKind::IdleRestart | LossKind::Ecn | LossKind::AfterEcn => Ns2Standard.on_loss(t, loss),
         }
     }
 

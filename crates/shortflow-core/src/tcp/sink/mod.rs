@@ -71,6 +71,8 @@ impl SinkParams {
 const HELD_CWR: u8 = 1;
 const HELD_CE: u8 = 2;
 const HELD_ECT: u8 = 4;
+/// A covered segment asks for ECN (ECE without ECT: an ECN sender's packet 0).
+const HELD_NEGOTIATE: u8 = 8;
 
 pub struct TcpSink {
     pub agent: u32,
@@ -140,8 +142,11 @@ impl TcpSink {
             self.acker.echo_latest(p.ts);
         }
         self.bytes += self.acker.update(p.seqno, p.size);
-        if p.ect | p.cwr {
-            self.held_ecn |= (p.cwr as u8 * HELD_CWR) | ((p.ect && p.ce) as u8 * HELD_CE) | HELD_ECT * p.ect as u8;
+        if p.ect | p.cwr | p.ecn_echo {
+            self.held_ecn |= (p.cwr as u8 * HELD_CWR)
+                | ((p.ect && p.ce) as u8 * HELD_CE)
+                | HELD_ECT * p.ect as u8
+                | HELD_NEGOTIATE * (!p.ect && p.ecn_echo) as u8;
         }
         if let AckPolicy::EveryPacket(_) = self.policy {
             // ns-2.35 TcpSink::recv: ack every segment (no timer, nothing held).
@@ -189,7 +194,8 @@ impl TcpSink {
         if held & HELD_CE != 0 {
             self.ecn_unacked = true;
         }
-        held & HELD_ECT != 0 && self.ecn_unacked
+        // ns-2.35 TcpSink::ack: the negotiation is answered with ECE whatever the state.
+        (held & HELD_ECT != 0 && self.ecn_unacked) || held & HELD_NEGOTIATE != 0
     }
 
     /// ns-2.35: tcp-sink.cc `TcpSink::ack`. Always inlined, into `recv` in the dispatch

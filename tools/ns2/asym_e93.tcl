@@ -1,10 +1,12 @@
 # ns-2.35 oracle for thesis ch. 9 E9.3 (Table 9.2): rows ns-2.35 can run as described --
 # tcp-nored (drop-tail), tcp (RED/ECN), tcp-afirst, af, af-afirst, noasym. Same topology,
 # sizes and timing as scenarios/asym/e93_short_behind_bulk.toml (spec parameters): an
-# upstream bulk flow from t = 0; 40 KB down at 10 s; 40 KB again 20 s after it completes.
-# usage: ns asym_e93.tcl SCHEME SEED      prints: first_s second_s (completion times)
+# upstream bulk flow from t = 0; a PRIME KB priming download at 10 s (the thesis's 100 KB
+# by default); 40 KB 20 s after it completes.
+# usage: ns asym_e93.tcl SCHEME SEED [PRIME]   prints: first_s second_s (completion times)
 set scheme [lindex $argv 0]
 set seed [lindex $argv 1]
+set prime [expr {[llength $argv] > 2 ? [lindex $argv 2] : 100}]
 ns-random $seed
 set ns [new Simulator]
 Agent/TCP set packetSize_ 1000
@@ -55,12 +57,14 @@ set f2 [new Application/FTP]; $f2 attach-agent $up
 $ns at 0.0 "$f2 start"
 set sent 0
 set done {}
+set sizes [list $prime 40]
 # Completion is polled every 1 ms (up to 1 ms late).
 proc xfer {} {
-  global down sent t0 ns
+  global down sent t0 ns sizes done
   set t0 [$ns now]
-  set sent [expr {$sent + 40}]
-  $down advanceby 40
+  set n [lindex $sizes [llength $done]]
+  set sent [expr {$sent + $n}]
+  $down advanceby $n
   check
 }
 proc check {} {

@@ -114,6 +114,9 @@ impl ControlBlock {
         if !plain_cc {
             static_hooks |= hook::SEND_MUCH;
         }
+        if !matches!(startup, AnyStartup::Ns2(_) | AnyStartup::NoRestart(_)) {
+            static_hooks |= hook::LOSS;
+        }
         ControlBlock {
             detail,
             every_ack,
@@ -184,6 +187,11 @@ impl ControlBlock {
     /// Recompute [`ControlBlock::hooks`] from the block's state.
     #[inline]
     pub(crate) fn refresh_hooks(&mut self) {
+        self.hooks = self.needed_hooks();
+    }
+
+    /// The hook bits the block's state needs now.
+    fn needed_hooks(&self) -> u8 {
         let mut h = self.static_hooks;
         if self.plan_active {
             // The policy's `on_send` marks and `on_ack`.
@@ -192,7 +200,14 @@ impl ControlBlock {
         if self.is_shared() || self.burst_wait || self.burst.is_some() || self.pacer.is_some() {
             h |= hook::SEND_MUCH;
         }
-        self.hooks = h;
+        h
+    }
+
+    /// Does `hooks` have every bit the state needs (its invariant)? The sender test
+    /// rig checks this after every step.
+    pub fn hooks_cover_state(&self) -> bool {
+        let needed = self.needed_hooks();
+        self.hooks & needed == needed
     }
 }
 
@@ -208,6 +223,9 @@ pub(crate) mod hook {
     /// block's scheduler, a plan's pacer or burst limit, a pending burst gap, a rule
     /// that paces bursts.
     pub const SEND_MUCH: u8 = 4;
+    /// The start-up policy gives a verdict on loss events (any policy but ns-2's and
+    /// no-restart, whose verdict is always `Cut`).
+    pub const LOSS: u8 = 8;
 }
 
 /// Every TCP sender of a simulation: connections and the control blocks they send

@@ -772,7 +772,8 @@ impl TcpConn {
         self.rtt_active = false;
     }
 
-    /// ns-2.35: tcp.cc `newtimer(pkt)`.
+    /// ns-2.35: tcp.cc `newtimer(pkt)`. Inlined: it runs on every new ack.
+    #[inline]
     fn newtimer(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ackno: i64) {
         if self.t_seqno > ackno || ackno < self.maxseq || cb.tcb.cwnd < 1.0 {
             self.set_rtx_timer(cb, cx);
@@ -822,7 +823,8 @@ impl TcpConn {
         if !keep {
             cb.end_plan();
         }
-        let verdict = self.startup_verdict(cb, cx, loss);
+        // A policy without a say on losses (`hook::LOSS` clear) cuts as usual.
+        let verdict = if cb.hooks & hook::LOSS != 0 { self.startup_verdict(cb, cx, loss) } else { LossVerdict::Cut };
         if keep {
             if verdict.penalty_free() {
                 cb.end_plan();
@@ -1242,8 +1244,8 @@ impl TcpConn {
     /// ns-2.35: tcp.cc `recv_newack_helper` (+ `newack`), without ECN/Quick-Start.
     fn recv_newack_helper(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: AckIn) {
         self.newack(cb, cx, ack.ackno);
-        let sample = self.ack_sample(cx.now(), ack, cb.detail);
-        cb.cc.on_ack(&mut cb.tcb, &sample);
+        let (now, detail) = (cx.now(), cb.detail);
+        cb.cc.on_ack_lazy(&mut cb.tcb, || self.ack_sample(now, ack, detail));
         if self.highest_ack >= self.curseq - 1 && !self.closed {
             self.closed = true;
         }

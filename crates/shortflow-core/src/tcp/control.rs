@@ -54,6 +54,15 @@ pub struct ControlBlock {
     /// A policy of this block reads per-segment detail: the members keep their
     /// sent-segment logs (`wants_detail` of the CC and the start-up policy).
     pub(crate) detail: bool,
+    /// Which per-packet hooks of the block's policies can be live ([`hook`] bits), so
+    /// that a block of ns-2's own rules pays one test per send, per ack and per
+    /// `send_much` for all of them. A bit may be set while its hooks happen to be idle
+    /// (the hooked path then checks each one, as before); it is never clear while one
+    /// is live: `refresh_hooks` runs wherever the plan, the burst hold or the members
+    /// change.
+    pub(crate) hooks: u8,
+    /// The bits of `hooks` fixed at construction (the rules and the parameters).
+    static_hooks: u8,
     /// Connections sharing this block (empty: the block serves one connection).
     members: Vec<u32>,
     /// Shared blocks: packets in flight of all members, and of all members but the
@@ -89,9 +98,30 @@ impl ControlBlock {
         let mut rtt = RttEstimator::new(&p.rtt, boot_time);
         rtt.init(&p.rtt);
         let cc = AnyCc::from_config("tcp", &p.cc, p.maxburst.max(0) as u32).expect("TcpParams::from_config validated the rule");
+        let detail = cc.wants_detail() || startup.wants_detail();
+        let every_ack = startup.wants_every_ack();
+        // Any rule but ns-2's may act on a send or pace bursts; ECN and the tcp-asym
+        // header mark every data packet and read every ack; the sent-segment log is
+        // written on every send and read on every ack.
+        let plain_cc = matches!(cc, AnyCc::Ns2(_));
+        let mut static_hooks = 0;
+        if !plain_cc || p.ecn || p.asym_header || detail {
+            static_hooks |= hook::SEND;
+        }
+        if p.ecn || p.asym_header || detail || every_ack {
+            static_hooks |= hook::ACK;
+        }
+        if !plain_cc {
+            static_hooks |= hook::SEND_MUCH;
+        }
+        if !matches!(startup, AnyStartup::Ns2(_) | AnyStartup::NoRestart(_)) {
+            static_hooks |= hook::LOSS;
+        }
         ControlBlock {
-            detail: cc.wants_detail() || startup.wants_detail(),
-            every_ack: startup.wants_every_ack(),
+            detail,
+            every_ack,
+            hooks: static_hooks,
+            static_hooks,
             burst: None,
             plan_through_losses: false,
             tcb,
@@ -132,6 +162,7 @@ impl ControlBlock {
         if self.pacer.is_none() {
             self.pace_timer.cancel();
         }
+        self.refresh_hooks();
     }
 
     /// End the start-up plan (a loss, or the policy left its phase).
@@ -143,7 +174,58 @@ impl ControlBlock {
         self.plan_through_losses = false;
         self.pacer = None;
         self.pace_timer.cancel();
+        self.refresh_hooks();
     }
+
+    /// Hold new data until the pace timer releases the next burst (`hold`), or not.
+    #[inline]
+    pub(crate) fn set_burst_wait(&mut self, hold: bool) {
+        self.burst_wait = hold;
+        self.refresh_hooks();
+    }
+
+    /// Recompute [`ControlBlock::hooks`] from the block's state.
+    #[inline]
+    pub(crate) fn refresh_hooks(&mut self) {
+        self.hooks = self.needed_hooks();
+    }
+
+    /// The hook bits the block's state needs now.
+    fn needed_hooks(&self) -> u8 {
+        let mut h = self.static_hooks;
+        if self.plan_active {
+            // The policy's `on_send` marks and `on_ack`.
+            h |= hook::SEND | hook::ACK;
+        }
+        if self.is_shared() || self.burst_wait || self.burst.is_some() || self.pacer.is_some() {
+            h |= hook::SEND_MUCH;
+        }
+        h
+    }
+
+    /// Does `hooks` have every bit the state needs (its invariant)? The sender test
+    /// rig checks this after every step.
+    pub fn hooks_cover_state(&self) -> bool {
+        let needed = self.needed_hooks();
+        self.hooks & needed == needed
+    }
+}
+
+/// Bits of [`ControlBlock::hooks`].
+pub(crate) mod hook {
+    /// Per-segment work in `output` besides ns-2's: the rule's `on_send`, the
+    /// start-up plan's marks, ECN marks, the tcp-asym header, the sent-segment log.
+    pub const SEND: u8 = 1;
+    /// Per-ack work in `recv` besides ns-2's: the tcp-asym echo, ECN echoes, the
+    /// sent-segment detail, the start-up policy's `on_ack`.
+    pub const ACK: u8 = 2;
+    /// `send_much` may be held or limited besides ns-2's window and maxburst: a shared
+    /// block's scheduler, a plan's pacer or burst limit, a pending burst gap, a rule
+    /// that paces bursts.
+    pub const SEND_MUCH: u8 = 4;
+    /// The start-up policy gives a verdict on loss events (any policy but ns-2's and
+    /// no-restart, whose verdict is always `Cut`).
+    pub const LOSS: u8 = 8;
 }
 
 /// Every TCP sender of a simulation: connections and the control blocks they send
@@ -185,6 +267,7 @@ impl TcpSenders {
             cb.members.push(with);
         }
         cb.members.push(i);
+        cb.refresh_hooks();
         self.conns.push(conn);
         i
     }

@@ -109,6 +109,15 @@ impl Rig {
             }
         }
         self.sched.advance_to(t);
+        self.check_hooks();
+    }
+
+    /// Every block's hook bits cover its state (`ControlBlock::hooks_cover_state`):
+    /// checked after every step, so each rig test also tests the fast paths' gate.
+    fn check_hooks(&self) {
+        for (b, cb) in self.senders.cbs.iter().enumerate() {
+            assert!(cb.hooks_cover_state(), "control block {b}: hooks {:#x} miss a live hook", cb.hooks);
+        }
     }
 
     /// At time `t`, connection `k`'s application hands over `n` packets.
@@ -116,6 +125,7 @@ impl Rig {
         self.run_to(t);
         let (mut cx, senders) = self.cx();
         senders.start_transfer(&mut cx, k, n, 0, n as u64 * 1000);
+        self.check_hooks();
     }
 
     /// At time `t`, connection `k`'s infinite (FTP) source starts.
@@ -123,6 +133,7 @@ impl Rig {
         self.run_to(t);
         let (mut cx, senders) = self.cx();
         senders.start_infinite(&mut cx, k);
+        self.check_hooks();
     }
 
     /// At time `t`, connection `k` is torn down by its application.
@@ -130,6 +141,7 @@ impl Rig {
         self.run_to(t);
         let (mut cx, senders) = self.cx();
         senders.close(&mut cx, k);
+        self.check_hooks();
     }
 
     /// At time `t`, an ack `ackno` (with `ece`) reaches connection `k`.
@@ -140,6 +152,7 @@ impl Rig {
         let (mut cx, senders) = self.cx();
         let id = cx.net.pool.alloc(pkt);
         senders.recv(&mut cx, k, id);
+        self.check_hooks();
     }
 
     pub fn ack(&mut self, t: SimTime, k: u32, ackno: i64) {

@@ -31,7 +31,7 @@ use crate::engine::{PktId, Timer};
 use crate::net::packet::{AsymHeader, Packet, PktOptions};
 use crate::path::PathCtx;
 use crate::tcp::cc::{CwndAction, RttView};
-use crate::tcp::control::ControlBlock;
+use crate::tcp::control::{hook, ControlBlock};
 use crate::tcp::events::{AckSample, LossEvent, LossKind, LossVerdict, Phase, SendMeta};
 use crate::tcp::rtt::RttParams;
 use crate::tcp::sentlog::SentLog;
@@ -421,7 +421,7 @@ impl TcpConn {
         self.closed = true;
         self.rtx_timer.cancel();
         cb.end_plan();
-        cb.burst_wait = false;
+        cb.set_burst_wait(false);
         let (startup, mut sc) = self.start_ctx(cb, cx, 0);
         startup.on_close(&mut sc);
     }
@@ -502,30 +502,51 @@ impl TcpConn {
     /// ns-2.35: tcp.cc `send_much(force, reason, maxburst)`, plus the start-up pacer.
     /// Under a shared control block new data leaves only through the block's
     /// scheduler (`TcpSenders::serve`, after the event), which shares the window.
+    /// A block with none of the holds and limits below (`hook::SEND_MUCH` clear) runs
+    /// ns-2's loop alone.
+    #[inline]
     fn send_much(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, maxburst: i32) {
-        if cb.is_shared() || (cb.burst_wait && cb.pace_timer.pending()) {
+        if cb.hooks & hook::SEND_MUCH == 0 {
+            self.send_loop::<false>(cb, cx, maxburst);
+        } else {
+            self.send_much_hooked(cb, cx, maxburst);
+        }
+    }
+
+    #[inline(never)]
+    fn send_much_hooked(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, maxburst: i32) {
+        self.send_loop::<true>(cb, cx, maxburst);
+    }
+
+    /// The loop of `send_much`; `HOOKED` adds the shared block's, the pacer's and the
+    /// burst limits' tests.
+    #[inline(always)]
+    fn send_loop<const HOOKED: bool>(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, maxburst: i32) {
+        if HOOKED && (cb.is_shared() || (cb.burst_wait && cb.pace_timer.pending())) {
             return;
         }
         // A plan's burst limit (Fast Start) tightens ns-2's maxburst.
         let burst = match cb.burst {
-            Some(b) if cb.plan_conn == self.agent => b as i32,
+            Some(b) if HOOKED && cb.plan_conn == self.agent => b as i32,
             _ => 0,
         };
         let maxburst = if burst > 0 && (maxburst == 0 || burst < maxburst) { burst } else { maxburst };
         let mut win = cb.tcb.window();
         let mut npackets = 0;
         while self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
-            if !self.pacer_allows(cb, cx) {
+            if HOOKED && !self.pacer_allows(cb, cx) {
                 break;
             }
             let seq = self.t_seqno;
             self.output(cb, cx, seq);
-            self.pacer_sent(cb, cx, seq);
+            if HOOKED {
+                self.pacer_sent(cb, cx, seq);
+            }
             npackets += 1;
             self.t_seqno += 1;
             win = cb.tcb.window();
             if maxburst > 0 && npackets == maxburst {
-                if self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
+                if HOOKED && self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
                     self.burst_cut(cb, cx, maxburst, burst > 0);
                 }
                 break;
@@ -546,7 +567,7 @@ impl TcpConn {
         }
         let gap = if plan_burst { cb.startup.burst_gap(&cb.tcb) } else { cb.cc.burst_gap(&cb.tcb, maxburst) };
         if let Some(gap) = gap {
-            cb.burst_wait = true;
+            cb.set_burst_wait(true);
             cb.pace_timer.resched(cx.sched, gap, self.agent, TIMER_PACE);
         }
     }
@@ -592,6 +613,7 @@ impl TcpConn {
             if pacer.done(seq + 1) {
                 cb.pacer = None;
                 cb.pace_timer.cancel();
+                cb.refresh_hooks();
             }
         }
     }
@@ -613,20 +635,13 @@ impl TcpConn {
             size += self.p.hdr;
         }
         let retransmit = seqno <= self.maxseq;
-        cb.cc.on_send(&cb.tcb, RttView { est: &cb.rtt, params: &self.p.rtt }, &self.send_meta(now, seqno, retransmit, size));
         let force_set_rtx_timer = self.highest_ack == self.maxseq;
         let id = cx.net.pool.alloc(Packet::data(self.flow, self.dst_node, self.dst_agent, size, seqno, now));
-        // Marks are set on the stored packet, out of line: built on the stack and
-        // copied in, the packet cost ~14 instructions more per segment.
-        let low_prio = (cb.plan_active || self.p.ecn) && self.mark(cb, cx.net.pool.get_mut(id), retransmit);
-        if self.p.asym_header {
-            self.asym_output(cb, cx, id, seqno);
+        if cb.hooks & hook::SEND != 0 {
+            self.send_hooks(cb, cx, id, retransmit);
         }
         self.ndatapack += 1;
         self.last_send = Some(now);
-        if let Some(d) = self.detail.as_deref_mut() {
-            d.log.on_send(seqno, now, retransmit, low_prio, seqno + 1 >= self.curseq);
-        }
         // ns-2 updates this state after handing the packet on; the network never reads
         // it, so it is updated first and fewer values live across the call.
         if !retransmit {
@@ -645,6 +660,27 @@ impl TcpConn {
         cx.net.send_via(cx.sched, self.node, self.first_link, id);
         if arm_rtx {
             self.set_rtx_timer(cb, cx);
+        }
+    }
+
+    /// The policies' part of `output` for the data packet `id` (`hook::SEND`): the
+    /// rule's `on_send`, the marks, the tcp-asym header, the sent-segment log. Out of
+    /// line: a sender of ns-2's rules has none. Marks are set on the stored packet:
+    /// built on the stack and copied in, the packet cost ~14 instructions more per
+    /// segment.
+    #[inline(never)]
+    fn send_hooks(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, id: PktId, retransmit: bool) {
+        let (now, seqno, size) = {
+            let p = cx.net.pool.get(id);
+            (p.ts, p.seqno, p.size)
+        };
+        cb.cc.on_send(&cb.tcb, RttView { est: &cb.rtt, params: &self.p.rtt }, &self.send_meta(now, seqno, retransmit, size));
+        let low_prio = (cb.plan_active || self.p.ecn) && self.mark(cb, cx.net.pool.get_mut(id), retransmit);
+        if self.p.asym_header {
+            self.asym_output(cb, cx, id, seqno);
+        }
+        if let Some(d) = self.detail.as_deref_mut() {
+            d.log.on_send(seqno, now, retransmit, low_prio, seqno + 1 >= self.curseq);
         }
     }
 
@@ -742,7 +778,8 @@ impl TcpConn {
         self.rtt_active = false;
     }
 
-    /// ns-2.35: tcp.cc `newtimer(pkt)`.
+    /// ns-2.35: tcp.cc `newtimer(pkt)`. Inlined: it runs on every new ack.
+    #[inline]
     fn newtimer(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ackno: i64) {
         if self.t_seqno > ackno || ackno < self.maxseq || cb.tcb.cwnd < 1.0 {
             self.set_rtx_timer(cb, cx);
@@ -760,7 +797,7 @@ impl TcpConn {
             }
             TIMER_PACE => {
                 if cb.pace_timer.fire(gen) {
-                    cb.burst_wait = false;
+                    cb.set_burst_wait(false);
                     self.send_much(cb, cx, self.p.maxburst);
                 }
             }
@@ -792,12 +829,14 @@ impl TcpConn {
         if !keep {
             cb.end_plan();
         }
-        let verdict = self.startup_verdict(cb, cx, loss);
+        // A policy without a say on losses (`hook::LOSS` clear) cuts as usual.
+        let verdict = if cb.hooks & hook::LOSS != 0 { self.startup_verdict(cb, cx, loss) } else { LossVerdict::Cut };
         if keep {
             if verdict.penalty_free() {
                 cb.end_plan();
             } else {
                 cb.pacer = None;
+                cb.refresh_hooks();
             }
         }
         self.apply_verdict(cb, loss, verdict);
@@ -902,12 +941,28 @@ impl TcpConn {
     // Acks
     // ------------------------------------------------------------------
 
-    /// An ack arrives (ns-2 `recv` of the agent's class).
+    /// An ack arrives (ns-2 `recv` of the agent's class). A block without per-ack
+    /// hooks (`hook::ACK` clear: ns-2's rules, no plan running) runs ns-2's part alone.
     #[inline(always)]
     pub fn recv(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, pkt: PktId) {
+        if cb.hooks & hook::ACK == 0 {
+            self.recv_impl::<false>(cb, cx, pkt);
+        } else {
+            self.recv_hooked(cb, cx, pkt);
+        }
+    }
+
+    #[inline(never)]
+    fn recv_hooked(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, pkt: PktId) {
+        self.recv_impl::<true>(cb, cx, pkt);
+    }
+
+    /// `recv`; `HOOKED` adds the tests of the per-ack hooks.
+    #[inline(always)]
+    fn recv_impl<const HOOKED: bool>(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, pkt: PktId) {
         let (ackno, ece) = {
             let a = cx.net.pool.get(pkt);
-            if self.p.asym_header {
+            if HOOKED && self.p.asym_header {
                 // ns-2.35 tcp-asym.cc recv_helper; ns-2 ts_peer_.
                 self.ecn_to_echo |= a.ce;
                 self.ts_peer = self.ts_peer.max(a.ts);
@@ -926,11 +981,11 @@ impl TcpConn {
             t.ackno.push(ackno);
         }
         self.nackpack += 1;
-        if ece && self.p.ecn {
+        if HOOKED && ece && self.p.ecn {
             self.ecn(cb, cx, ackno);
         }
         let ack = AckIn { ackno, prev: self.highest_ack, ece };
-        if cb.detail && ackno > ack.prev {
+        if HOOKED && cb.detail && ackno > ack.prev {
             self.take_detail(ackno, now);
         }
         let burst = match self.p.variant {
@@ -940,7 +995,7 @@ impl TcpConn {
         };
         // The start-up policy sees the ack before the window it opened is used, so
         // that leaving its phase applies to what this ack releases.
-        if cb.plan_active || cb.every_ack {
+        if HOOKED && (cb.plan_active || cb.every_ack) {
             let sample = self.ack_sample(now, ack, cb.detail);
             let phase = {
                 let (startup, mut sc) = self.start_ctx(cb, cx, 0);
@@ -1232,12 +1287,12 @@ impl TcpConn {
     /// ns-2.35: tcp.cc `recv_newack_helper` (+ `newack`), without Quick-Start.
     fn recv_newack_helper(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: AckIn) {
         self.newack(cb, cx, ack);
-        let sample = self.ack_sample(cx.now(), ack, cb.detail);
         // ECN (old_ecn_ 0): once ECN is negotiated (ect_), an ack with an ECN echo
         // does not open the window. tcp-asym's recv_newack_helper has neither test.
         let hold = self.ect && ack.ece && !self.p.asym_header;
         if !hold {
-            cb.cc.on_ack(&mut cb.tcb, &sample);
+            let (now, detail) = (cx.now(), cb.detail);
+            cb.cc.on_ack_lazy(&mut cb.tcb, || self.ack_sample(now, ack, detail));
         }
         if self.p.ecn && !self.p.asym_header {
             self.newack_ecn(ack.ece);

@@ -216,6 +216,12 @@ impl AnyCc {
     pub fn on_ack(&mut self, t: &mut Tcb, ack: &AckSample) {
         dispatch!(self, c => c.on_ack(t, ack))
     }
+    /// `on_ack` with the sample built by `sample` inside each rule's arm: a rule that
+    /// ignores the sample (ns-2's) does not have it built at all.
+    #[inline(always)]
+    pub fn on_ack_lazy(&mut self, t: &mut Tcb, sample: impl FnOnce() -> AckSample) {
+        dispatch!(self, c => c.on_ack(t, &sample()))
+    }
     #[inline]
     pub fn on_loss(&mut self, t: &mut Tcb, loss: &LossEvent) {
         dispatch!(self, c => c.on_loss(t, loss))

@@ -1045,6 +1045,10 @@ pub enum AppConfig {
     },
     /// ON/OFF source over UDP (ns-2 `Application/Traffic/Pareto` or `/Exponential`).
     OnOff(OnOffConfig),
+    /// SURGE-like Web user equivalents (P4 Figs. 4-6; Barford & Crovella 1998): each
+    /// user alternates pages and think times; a page's objects are fetched one after
+    /// another, each over a fresh connection (HTTP/1.0), after a one-segment request.
+    Surge(SurgeConfig),
     /// Constant bit rate over UDP (ns-2 `Application/Traffic/CBR`).
     Cbr {
         flow: String,
@@ -1097,6 +1101,85 @@ fn d_shape() -> f64 {
 pub enum OnOffDist {
     Pareto,
     Exponential,
+}
+
+/// SURGE-like Web users (`traffic/surge.rs`). Defaults: the SURGE distributions as
+/// spec fairshare-and-sizebased B.7.3 gives them.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SurgeConfig {
+    /// One response connection per user (server -> client), TCP.
+    pub flows: Vec<String>,
+    /// The matching request connections (client -> server), TCP, same length.
+    pub request_flows: Vec<String>,
+    /// Each user's first page starts uniformly in [start_s, start_s + start_jitter_s).
+    #[serde(default)]
+    pub start_s: f64,
+    #[serde(default)]
+    pub start_jitter_s: f64,
+    /// No page starts at or after this time (objects of a page in progress finish).
+    #[serde(default)]
+    pub stop_s: Option<f64>,
+    /// Request size (bytes); default one segment of the request connection.
+    #[serde(default)]
+    pub request_bytes: Option<u64>,
+    /// Object size body: lognormal, parameters of ln(bytes).
+    #[serde(default = "d_surge_mu")]
+    pub size_mu: f64,
+    #[serde(default = "d_surge_sigma")]
+    pub size_sigma: f64,
+    /// Object size tail: Pareto with scale `tail_k_bytes` and shape `tail_alpha`,
+    /// replacing lognormal draws above `tail_k_bytes` (continuous CDF).
+    #[serde(default = "d_surge_tail_k")]
+    pub tail_k_bytes: f64,
+    #[serde(default = "d_surge_tail_alpha")]
+    pub tail_alpha: f64,
+    /// Object sizes are capped here (bytes).
+    #[serde(default = "d_surge_max_object")]
+    pub max_object_bytes: u64,
+    /// Objects per page: floor of a Pareto(`objects_k`, `objects_alpha`) draw.
+    #[serde(default = "d_one")]
+    pub objects_k: f64,
+    #[serde(default = "d_surge_objects_alpha")]
+    pub objects_alpha: f64,
+    /// Active OFF time between a page's objects: Weibull (shape, scale in s).
+    #[serde(default = "d_surge_active_shape")]
+    pub active_off_shape: f64,
+    #[serde(default = "d_surge_active_scale")]
+    pub active_off_scale_s: f64,
+    /// Inactive OFF (think) time between pages: Pareto (scale in s, shape).
+    #[serde(default = "d_one")]
+    pub think_k_s: f64,
+    #[serde(default = "d_surge_think_alpha")]
+    pub think_alpha: f64,
+}
+
+fn d_surge_mu() -> f64 {
+    9.357
+}
+fn d_surge_sigma() -> f64 {
+    1.318
+}
+fn d_surge_tail_k() -> f64 {
+    133_000.0
+}
+fn d_surge_tail_alpha() -> f64 {
+    1.1
+}
+fn d_surge_max_object() -> u64 {
+    10_000_000
+}
+fn d_surge_objects_alpha() -> f64 {
+    2.43
+}
+fn d_surge_active_shape() -> f64 {
+    1.46
+}
+fn d_surge_active_scale() -> f64 {
+    0.382
+}
+fn d_surge_think_alpha() -> f64 {
+    1.5
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

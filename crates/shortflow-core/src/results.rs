@@ -19,6 +19,26 @@ pub struct TransferTable {
     pub initial_cwnd: Vec<f64>,
 }
 
+/// Web objects of `surge` applications: one row per object requested (times in s;
+/// `response_s`/`end_s` NaN when the response had not started/ended at the stop).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ObjectTable {
+    /// The user's response flow.
+    pub flow: Vec<String>,
+    pub page: Vec<u32>,
+    /// Index of the object in its page.
+    pub object: Vec<u32>,
+    pub bytes: Vec<u64>,
+    /// The client's request (the request connection's transfer start).
+    pub request_s: Vec<f64>,
+    /// The response's start (the request acknowledged at the client).
+    pub response_s: Vec<f64>,
+    /// The object's last byte acknowledged at the server.
+    pub end_s: Vec<f64>,
+    /// `end_s - request_s`.
+    pub response_time_s: Vec<f64>,
+}
+
 /// Per-connection counters at the end of the run.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct FlowTable {
@@ -133,6 +153,7 @@ pub struct RunStats {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct RunResults {
     pub transfers: TransferTable,
+    pub objects: ObjectTable,
     pub flows: FlowTable,
     pub links: LinkTable,
     pub acks: AckTrace,

@@ -384,6 +384,22 @@ impl Simulation {
             tt.timeouts.push(t.timeouts);
             tt.initial_cwnd.push(t.initial_cwnd);
         }
+        for app in &self.apps.list {
+            if let crate::traffic::App::Surge(sg) = app {
+                let o = &mut r.objects;
+                let secs = |t: Option<SimTime>| t.map_or(f64::NAN, |t| t.as_secs_f64());
+                for rec in &sg.objects {
+                    o.flow.push(names[rec.flow as usize].clone());
+                    o.page.push(rec.page);
+                    o.object.push(rec.object);
+                    o.bytes.push(rec.bytes);
+                    o.request_s.push(rec.request.as_secs_f64());
+                    o.response_s.push(secs(rec.response));
+                    o.end_s.push(secs(rec.end));
+                    o.response_time_s.push(secs(rec.end) - rec.request.as_secs_f64());
+                }
+            }
+        }
         let mut reported_cbs = std::collections::HashSet::new();
         for (i, fa) in self.flows.iter().enumerate() {
             let ft = &mut r.flows;

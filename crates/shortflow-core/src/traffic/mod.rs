@@ -6,12 +6,14 @@
 //! - `Telnet`: ns-2 `Application/Telnet` (tcplib inter-arrivals when `interval` is 0).
 //! - `OnOff` / `Cbr`: UDP sources with ns-2's `Application/Traffic/*` semantics
 //!   (the distributions live in [`dist`]).
+//! - `Surge`: SURGE-like Web users, an object per fresh connection ([`surge`]).
 //!
 //! [`build`] validates the `apps` tables and builds [`Apps`]; the simulation hands
 //! `Event::App` events and completed transfers to [`Apps`].
 
 pub mod build;
 pub mod dist;
+pub mod surge;
 
 use crate::config::RoundTiming;
 use crate::engine::{Event, Scheduler};
@@ -152,6 +154,7 @@ pub enum App {
     Rounds(Box<Rounds>),
     Telnet(Telnet),
     Udp(Box<UdpSource>),
+    Surge(Box<surge::Surge>),
 }
 
 /// Every application of a simulation, and which one drives each flow.
@@ -221,6 +224,7 @@ impl Apps {
                 cx.sched.after(d, Event::App { app, token: 0 });
             }
             App::Udp(u) => u.fire(cx, app),
+            App::Surge(s) => s.event(cx, senders, token),
         }
     }
 
@@ -260,6 +264,7 @@ impl Apps {
                     }
                 }
             }
+            App::Surge(s) => s.transfer_done(ai, flow, now, sched),
             _ => {}
         }
     }

@@ -31,6 +31,7 @@ from .schema import (
     LinkSpec,
     OnOffCross,
     RoundsApp,
+    SurgeApp,
     FairShareStartup,
     FastStartStartup,
     ScenarioModel,
@@ -90,7 +91,9 @@ def _connections(m: ScenarioModel) -> list[tuple[str, int, int]]:
         nhops = m.topology.routers - 1
     for g in m.flows:
         transfers = g.count * (g.app.rounds if isinstance(g.app, RoundsApp) else 1)
-        out.append((f"flows.{g.name}.count", g.count, transfers))
+        # A Web user has a request connection beside its response connection.
+        conns = g.count * (2 if isinstance(g.app, SurgeApp) else 1)
+        out.append((f"flows.{g.name}.count", conns, transfers))
     for c in m.cross:
         copies = 1
         if c.at == "each":
@@ -316,7 +319,23 @@ class _Builder:
                 if startup is not None:
                     f["startup"] = dict(startup)
                 self.flows.append(f)
-            if g.app is not None and names:
+            if isinstance(g.app, SurgeApp) and names:
+                # Each user's requests: a connection back from the client to the server,
+                # its acks never delayed (the ack stands for the server's reply starting).
+                req_sink = {k: v for k, v in sink.items() if k != "ack_policy"}
+                req_sink["delack"] = False
+                req_names = []
+                for i, (s, d) in enumerate(eps, start=1):
+                    rname = f"{g.name}.req.{i}"
+                    req_names.append(rname)
+                    f = {"name": rname, "src": d, "dst": s, "sink": dict(req_sink)}
+                    if tcp:
+                        f["tcp"] = dict(tcp)
+                    if startup is not None:
+                        f["startup"] = dict(startup)
+                    self.flows.append(f)
+                self.apps.append(g.app.to_core(names, req_names))
+            elif g.app is not None and names:
                 self.app(where, g, names)
 
     def rto_bounds(self, where: str, g: FlowGroup, tcp: dict[str, Any]) -> None:
@@ -592,7 +611,7 @@ def _starts(m: ScenarioModel) -> list[tuple[str, float, str]]:
             out.append((f"{where}.start", a.start, "it starts"))
             if g.count > 1 and a.stagger > 0:
                 out.append((f"{where}.stagger", a.start + (g.count - 1) * a.stagger, "its last connection starts"))
-        elif isinstance(a, TelnetApp):
+        elif isinstance(a, (TelnetApp, SurgeApp)):
             out.append((f"{where}.start", a.start, "it starts"))
     for c in m.cross:
         out.append((f"cross.{c.name}.start", c.start, "it starts"))

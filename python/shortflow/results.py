@@ -23,6 +23,16 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "timeouts": pl.UInt64,
         "initial_cwnd": pl.Float64,
     },
+    "objects": {
+        "flow": pl.String,
+        "page": pl.UInt32,
+        "object": pl.UInt32,
+        "bytes": pl.UInt64,
+        "request_s": pl.Float64,
+        "response_s": pl.Float64,
+        "end_s": pl.Float64,
+        "response_time_s": pl.Float64,
+    },
     "flows": {
         "flow": pl.String,
         "transport": pl.String,
@@ -101,6 +111,12 @@ def transfers_frame(columns: Mapping[str, list[Any]] | None) -> pl.DataFrame:
     return df.with_columns(pl.col("end_s").fill_nan(None), pl.col("completion_s").fill_nan(None))
 
 
+def _objects_frame(columns: Mapping[str, list[Any]] | None) -> pl.DataFrame:
+    """The objects table (``surge`` Web users); times not reached are null."""
+    df = frame("objects", columns)
+    return df.with_columns(*(pl.col(c).fill_nan(None) for c in ("response_s", "end_s", "response_time_s")))
+
+
 @dataclass
 class RunResults:
     """Everything one run produced: every table as a polars frame.
@@ -110,7 +126,9 @@ class RunResults:
     ``links`` per simplex link; ``acks``/``packets``/``cwnd`` traces (empty unless
     enabled in ``trace``); ``startup`` TCP/SPAND decisions; ``cc`` decisions of
     congestion-control rules that make them (TCP Vienna's evaluations, long format:
-    ``decision``, ``metric``, ``value``; ``cc_decisions()`` pivots it); ``stats`` engine counters;
+    ``decision``, ``metric``, ``value``; ``cc_decisions()`` pivots it); ``objects`` one row
+    per Web object of ``surge`` users (request, response start and end, response time;
+    null where not reached); ``stats`` engine counters;
     ``config`` the configuration that was run.
     """
 
@@ -122,6 +140,7 @@ class RunResults:
     cwnd: pl.DataFrame
     startup: pl.DataFrame
     cc: pl.DataFrame = field(default_factory=lambda: frame("cc", None))
+    objects: pl.DataFrame = field(default_factory=lambda: frame("objects", None))
     stats: dict[str, Any] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
 
@@ -141,6 +160,7 @@ class RunResults:
             cwnd=frame("cwnd", raw.get("cwnd")),
             startup=frame("startup", raw.get("startup")),
             cc=frame("cc", raw.get("cc")),
+            objects=_objects_frame(raw.get("objects")),
             stats=dict(raw.get("stats") or {}),
             config=dict(config or {}),
         )
@@ -155,6 +175,7 @@ class RunResults:
             "cwnd": self.cwnd,
             "startup": self.startup,
             "cc": self.cc,
+            "objects": self.objects,
         }
 
     def cc_decisions(self) -> pl.DataFrame:

@@ -796,8 +796,76 @@ class TelnetApp(Model):
     start_jitter: Time = 0.0
 
 
+_PosFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+
+
+class SurgeApp(Model):
+    """SURGE-like Web users (P4 Figs. 4-6): each connection of the group is one user
+    (server = the group's source, client = its destination); the user's requests travel
+    on a request connection created beside it (``NAME.req.i``, client -> server, acks
+    never delayed). Each object is a one-segment request, then the response, each on a
+    fresh connection. Defaults: SURGE's distributions (spec fairshare-and-sizebased B.7.3)."""
+
+    kind: Literal["surge"]
+    #: Each user's first page starts uniformly in [start, start + start_jitter).
+    start: Time = 0.0
+    start_jitter: Time = 0.0
+    #: No page starts at or after this time.
+    stop: Optional[PosTime] = None
+    #: Request size; default one segment.
+    request: Optional[Size] = None
+    #: Object sizes: lognormal body (parameters of ln bytes) ...
+    size_mu: Annotated[float, Field(allow_inf_nan=False)] = 9.357
+    size_sigma: _PosFloat = 1.318
+    #: ... Pareto tail above ``tail_k`` (replacing lognormal draws there), capped at ``max_object``.
+    tail_k: Size = 133_000
+    tail_alpha: _PosFloat = 1.1
+    max_object: Size = 10_000_000
+    #: Objects per page: floor(Pareto(objects_k, objects_alpha)).
+    objects_k: Annotated[float, Field(ge=1, allow_inf_nan=False)] = 1.0
+    objects_alpha: _PosFloat = 2.43
+    #: Active OFF time between a page's objects: Weibull(shape, scale).
+    active_off_shape: _PosFloat = 1.46
+    active_off_scale: PosTime = 0.382
+    #: Think time between pages: Pareto(think_k, think_alpha).
+    think_k: PosTime = 1.0
+    think_alpha: _PosFloat = 1.5
+
+    @field_validator("tail_k", "max_object", "request")
+    @classmethod
+    def _at_least_one(cls, v: Optional[int]) -> Optional[int]:
+        if v is not None and v < 1:
+            raise ValueError("must be at least 1 byte")
+        return v
+
+    @model_validator(mode="after")
+    def _stop(self) -> "SurgeApp":
+        if self.stop is not None and self.stop <= self.start + self.start_jitter:
+            raise PydanticCustomError(
+                "conflict", "stop ({stop} s) must be after every user's start (start + start_jitter = {last} s)",
+                {"stop": self.stop, "last": self.start + self.start_jitter, "value": self.stop})
+        return self
+
+    def to_core(self, flows: list[str], request_flows: list[str]) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "kind": "surge", "flows": flows, "request_flows": request_flows,
+            "start_s": self.start, "start_jitter_s": self.start_jitter,
+            "size_mu": self.size_mu, "size_sigma": self.size_sigma,
+            "tail_k_bytes": float(self.tail_k), "tail_alpha": self.tail_alpha, "max_object_bytes": self.max_object,
+            "objects_k": self.objects_k, "objects_alpha": self.objects_alpha,
+            "active_off_shape": self.active_off_shape, "active_off_scale_s": self.active_off_scale,
+            "think_k_s": self.think_k, "think_alpha": self.think_alpha,
+        }
+        if self.stop is not None:
+            d["stop_s"] = self.stop
+        if self.request is not None:
+            d["request_bytes"] = self.request
+        return d
+
+
 App = Annotated[
-    Union[Annotated[RoundsApp, Tag("rounds")], Annotated[FtpApp, Tag("ftp")], Annotated[TelnetApp, Tag("telnet")]],
+    Union[Annotated[RoundsApp, Tag("rounds")], Annotated[FtpApp, Tag("ftp")], Annotated[TelnetApp, Tag("telnet")],
+          Annotated[SurgeApp, Tag("surge")]],
     _tagged(None),
 ]
 

@@ -7,8 +7,10 @@ our number, pass/fail and where the criterion comes from.
     from shortflow.repro import vienna
     report = vienna.run("out/repro-vienna", mode="quick")
 
-Figs. 4-6 (SURGE Web users over a parking lot) are not reproduced yet; the claims table
-lists them as not run. The choices behind every number are in ``scenarios/vienna/common.md``.
+Figs. 4-6 (SURGE Web users over a parking lot with 1 and 9 congested hops; mean slowdown,
+drop probability, response-time quantiles) are in :mod:`.web`, from
+``scenarios/vienna/fig5_n*.toml``. The choices behind every number are in
+``scenarios/vienna/common.md``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any, Callable, Optional
 import polars as pl
 
 from ..jsonsafe import clean_json
+from . import web
 
 __all__ = ["run", "Report", "Claim", "MODES"]
 
@@ -280,14 +283,27 @@ def run(out: str | Path, mode: str = "full", *, log: Optional[Callable[[str], No
     t3.write_csv(out / "fig3.csv")
     files += ["fig3.csv", _plot_fig3(t3, out / "fig3.png", note).name]
     claims = fig1_claims(t1) + fig3_claims(t3)
-    claims += [Claim(id=f"fig{n}-not-run", figure=f"Fig. {n}", paper=text, measured="not run", rule="–", passed=None,
-                     source="paper", note="needs the SURGE Web workload over a parking lot (issue 17, later work)")
-               for n, text in ((5, "Vienna improves mean slowdown by a factor 1.3 to 1.8 over NewReno; V2 ≈ V1"),
-                               (6, "Vienna's drop probability slightly above TCP-R2's; shorter response times up to "
-                                   "the 95 % quantile"))]
+    # Figs. 4-6: SURGE Web users over the parking lot.
+    ws = web.WEB_MODES[mode]
+    runs, times = web.web_tables(mode, say)
+    t5 = web.fig5_table(runs, times)
+    runs.write_csv(out / "web_runs.csv")
+    t5.write_csv(out / "fig5.csv")
+    n6, u6 = ws["fig6"]
+    qt = web.quantile_table(times, n6, u6)
+    qt.write_csv(out / "fig6_quantiles.csv")
+    files += ["web_runs.csv", "fig5.csv", "fig6_quantiles.csv",
+              web.plot_fig5(t5, out / "fig5.png", note).name,
+              web.plot_fig6(t5, qt, n6, u6, out / "fig6.png", note).name]
+    claims += web.fig5_claims(t5, Claim) + web.fig6_drop_claims(t5, Claim)
+    claims += web.fig6_quantile_claims(qt, n6, u6, Claim)
     rep = Report(mode, out, claims, files, 0.0, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                  {"seeds": list(seeds), "fig3_duration_s": duration,
-                  "fig3_variants": [{"label": v, "schedule": s, "delay_s": d} for v, s, d in FIG3_VARIANTS]})
+                  "fig3_variants": [{"label": v, "schedule": s, "delay_s": d} for v, s, d in FIG3_VARIANTS],
+                  "web": {"fig6": list(ws["fig6"]), "ablation": {"variants": list(web.ABLATION),
+                                                                   "hops": list(ws["ablation_hops"])},
+                          "hops": {str(n): {"users": list(u), "duration_s": d, "warmup_s": w, "seeds": list(sd)}
+                                   for n, (u, d, w, sd) in ws["hops"].items()}}})
     rep.wall_s = time.perf_counter() - t0
     (out / "claims.json").write_text(json.dumps(clean_json(rep.to_dict()), indent=2) + "\n", encoding="utf-8")
     write_claims_markdown(rep, out / "claims.md")

@@ -171,6 +171,19 @@ def _link(src: str, dst: str, spec: LinkSpec, duplex: bool = True) -> dict[str, 
     return link
 
 
+def _flow(name: str, src: str, dst: str, tcp: dict[str, Any], sink: dict[str, Any],
+          startup: Optional[dict[str, Any]]) -> dict[str, Any]:
+    """One TCP flow of the ``SimConfig`` (its own copies of the group's tables)."""
+    f: dict[str, Any] = {"name": name, "src": src, "dst": dst}
+    if tcp:
+        f["tcp"] = dict(tcp)
+    if sink:
+        f["sink"] = dict(sink)
+    if startup is not None:
+        f["startup"] = dict(startup)
+    return f
+
+
 def _max_images(a: WebApp) -> int:
     """Most inline images a page of ``a`` can have (1 for a HAR file, read later)."""
     if a.html is not None:
@@ -346,14 +359,7 @@ class _Builder:
             for i, (s, d) in enumerate(eps, start=1):
                 fname = f"{g.name}.{i}"
                 names.append(fname)
-                f: dict[str, Any] = {"name": fname, "src": s, "dst": d}
-                if tcp:
-                    f["tcp"] = dict(tcp)
-                if sink:
-                    f["sink"] = dict(sink)
-                if startup is not None:
-                    f["startup"] = dict(startup)
-                self.flows.append(f)
+                self.flows.append(_flow(fname, s, d, tcp, sink, startup))
             if g.app is not None and names:
                 self.app(where, g, names)
 
@@ -403,14 +409,7 @@ class _Builder:
             for j in range(1, m + 1):
                 fname = f"{g.name}.{i}-{j}"
                 conns.append(fname)
-                f: dict[str, Any] = {"name": fname, "src": s, "dst": d}
-                if tcp:
-                    f["tcp"] = dict(tcp)
-                if sink:
-                    f["sink"] = dict(sink)
-                if startup is not None:
-                    f["startup"] = dict(startup)
-                self.flows.append(f)
+                self.flows.append(_flow(fname, s, d, tcp, sink, startup))
             pairs.append({"name": f"{g.name}.{i}", "conns": conns})
         app: dict[str, Any] = {
             "kind": "web",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from rich.markup import escape
@@ -149,15 +149,7 @@ def _vienna(quick: bool, out: Optional[Path]) -> None:
     mode = "quick" if quick else "full"
     out = out or Path("out") / ("repro-vienna" + ("-quick" if quick else ""))
     rep = run(out, mode=mode, log=lambda m: err_console.print(f"[dim]{escape(m)}[/]"))
-    t = Table(title=f"TCP Vienna claims ({mode} mode, {rep.wall_s:.0f} s)", title_justify="left")
-    for c in ("id", "criterion", "verdict", "ours"):
-        t.add_column(c, overflow="fold")
-    mark = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "–"}
-    for c in rep.claims:
-        t.add_row(c.id, c.source, mark[c.passed], escape(c.measured))
-    out_console.print(t)
-    out_console.print(f"{len(rep.passed)}/{sum(c.passed is not None for c in rep.claims)} evaluated claims pass; "
-                      f"claims: {rep.out / 'claims.md'}", highlight=False)
+    _print_claims(rep, f"TCP Vienna claims ({mode} mode, {rep.wall_s:.0f} s)", "–")
 
 
 @app.command("faststart")
@@ -216,10 +208,15 @@ def _web(quick: bool, out: Optional[Path]) -> None:
     mode = "quick" if quick else "full"
     out = out or Path("out") / ("repro-web" + ("-quick" if quick else ""))
     rep = run(out, mode=mode, log=lambda m: err_console.print(f"[dim]{escape(m)}[/]"))
-    t = Table(title=f"Web transfer claims ({mode} mode, {rep.wall_s:.0f} s)", title_justify="left")
+    _print_claims(rep, f"Web transfer claims ({mode} mode, {rep.wall_s:.0f} s)", "not yet run")
+
+
+def _print_claims(rep: Any, title: str, no_verdict: str) -> None:
+    """The claims of a ``repro.claims.Report``: id, criterion source, verdict, our number."""
+    t = Table(title=title, title_justify="left")
     for c in ("id", "criterion", "verdict", "ours"):
         t.add_column(c, overflow="fold")
-    mark = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "not yet run"}
+    mark = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: no_verdict}
     for c in rep.claims:
         t.add_row(c.id, c.source, mark[c.passed], escape(c.measured))
     out_console.print(t)

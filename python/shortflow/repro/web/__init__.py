@@ -17,14 +17,15 @@ number: ``scenarios/web/common.md``.
 from __future__ import annotations
 
 import json
+import math
 import time
-from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Optional
 
 import polars as pl
 
+from ..claims import Claim, Report, write_claims_markdown
 from ..jsonsafe import clean_json
 
 __all__ = ["run", "Report", "Claim", "MODES"]
@@ -43,46 +44,6 @@ TOL = 0.30
 CH5_RATIOS = {250: 6.13, 5120: 5.67, 40960: 4.73}
 
 SIZE_LABEL = {250: "250 B", 5120: "5 KB", 40960: "40 KB"}
-
-
-@dataclass
-class Claim:
-    id: str
-    figure: str
-    paper: str
-    measured: str
-    rule: str
-    passed: Optional[bool]
-    source: str  # "thesis" (a number or statement of T), "spec" (the spec's reading) or "ours"
-    note: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass
-class Report:
-    mode: str
-    out: Path
-    claims: list[Claim]
-    files: list[str]
-    wall_s: float
-    generated: str
-    settings: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def passed(self) -> list[Claim]:
-        return [c for c in self.claims if c.passed]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "mode": self.mode, "settings": self.settings, "wall_s": round(self.wall_s, 2), "generated": self.generated,
-            "counts": {"claims": len(self.claims), "evaluated": sum(c.passed is not None for c in self.claims),
-                       "pass": len(self.passed), "fail": sum(c.passed is False for c in self.claims),
-                       "not_run": sum(c.passed is None for c in self.claims)},
-            "claims": [c.to_dict() for c in self.claims],
-            "files": self.files,
-        }
 
 
 def _load(name: str):
@@ -378,14 +339,18 @@ def not_run_claims() -> list[Claim]:
 
 def _plot_fig42(t: pl.DataFrame, path: Path) -> Path:
     from ...mpl import pyplot, save
+    from ...webmodel import Page, download_rtts
 
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), dpi=100)
+    # The model is a step function of the image size: drawn on a fine grid.
+    grid = sorted({int(round(100 * 1.02 ** k)) for k in range(int(math.log(110 * 1024 / 100, 1.02)) + 1)})
     for ax, mss in zip(axes, (576, 1500)):
         for mode, color in (("seq", "C0"), ("conc", "C1")):
             q = t.filter((pl.col("mss") == mss) & (pl.col("mode") == mode)).sort("image_bytes")
             x = (q["image_bytes"] / 1024).to_list()
-            ax.step(x, q["model_rtt"].to_list(), where="post", color=color, label=f"T_{mode} (model)")
+            ax.plot([g / 1024 for g in grid], [download_rtts(Page.uniform(5 * 1024, 4, g), mss, mode) for g in grid],
+                    color=color, label=f"T_{mode} (model)")
             ax.plot(x, q["sim_rtt"].to_list(), "o", color=color, ms=4, label=f"T_{mode} (simulator)")
             ax.axhline(q["min_rtt"][0], color=color, ls=":", lw=1, label=f"T_{mode}_min")
         ax.set_xscale("log")
@@ -437,21 +402,6 @@ def _plot_ch5(t: pl.DataFrame, path: Path, title: str) -> Path:
     return save(fig, path)
 
 
-def write_claims_markdown(rep: Report, path: Path) -> Path:
-    mark = {True: "pass", False: "**FAIL**", None: "not yet run"}
-    ev = sum(c.passed is not None for c in rep.claims)
-    lines = [f"# Web transfers (thesis ch. 4-7) claims ({rep.mode} mode)", "",
-             f"{len(rep.passed)}/{ev} evaluated claims pass; {len(rep.claims) - ev} not yet run. Generated "
-             f"{rep.generated} by `shortflow repro web{' --quick' if rep.mode == 'quick' else ''}` in "
-             f"{rep.wall_s:.0f} s. Choices: `scenarios/web/common.md`.", "",
-             "| id | figure | thesis | ours | rule | criterion | verdict | note |", "|---|---|---|---|---|---|---|---|"]
-    for c in rep.claims:
-        cells = [c.id, c.figure, c.paper, c.measured, c.rule, c.source, mark[c.passed], c.note]
-        lines.append("| " + " | ".join(x.replace("|", "/") for x in cells) + " |")
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
 def run(out: str | Path, mode: str = "full", *, log: Optional[Callable[[str], None]] = None) -> Report:
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}: use one of {', '.join(MODES)}")
@@ -483,5 +433,7 @@ def run(out: str | Path, mode: str = "full", *, log: Optional[Callable[[str], No
                  {"images": settings["images"], "modes": settings["modes"]})
     rep.wall_s = time.perf_counter() - t0
     (out / "claims.json").write_text(json.dumps(clean_json(rep.to_dict()), indent=2) + "\n", encoding="utf-8")
-    write_claims_markdown(rep, out / "claims.md")
+    write_claims_markdown(rep, out / "claims.md",
+                          title="Web transfers (thesis ch. 4-7) claims",
+                          name="web", source="thesis", no_verdict="not yet run")
     return rep

@@ -149,3 +149,68 @@ def test_malformed_har_in_a_scenario_names_the_field(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError) as ei:
         load(sc).to_sim_config(None, 1)
     assert "flows.web.app.har" in str(ei.value) and "no entry with a body" in str(ei.value)
+
+
+def _pages_scenario(mode: str, startup: str, extra: str = "") -> Scenario:
+    """Pages repeating on a 10 Mb/s, 100 ms path with think time above the RTO."""
+    return Scenario.from_toml(f"""
+name = "web-startup"
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "10Mb", delay = "48ms", queue = {{ kind = "droptail", limit = 200 }} }}
+access = {{ rate = "100Mb", delay = "1ms" }}
+[tcp]
+window = 100
+window_init = 1
+packet_size = 1460
+[[flows]]
+name = "web"
+startup = {startup}
+app = {{ kind = "web", mode = "{mode}", html = "2KB", images = 4, image = "40KB", pages = 4, think = "5s"{extra} }}
+""")
+
+
+@pytest.mark.parametrize("mode", ["seq", "getlist"])
+def test_fast_start_reuses_the_path_cache_across_pages(core, mode: str) -> None:
+    """Fast Start's cache (the path registry for new connections, its own state on an
+    idle persistent one) makes the later pages faster than slow start does."""
+    a = _pages_scenario(mode, '"idle_restart"').simulate(seed=1)
+    b = _pages_scenario(mode, '{ kind = "fast_start" }').simulate(seed=1)
+    plain, fs = a.pages, b.pages
+    assert plain.height == fs.height == 4
+    # The first object (the first page's HTML) has no history: the same under both.
+    assert b.objects["time_s"][0] == pytest.approx(a.objects["time_s"][0], rel=1e-9)
+    later_plain, later_fs = plain["download_s"][1:].mean(), fs["download_s"][1:].mean()
+    assert later_fs < 0.9 * later_plain, (later_fs, later_plain)
+
+
+def test_spand_and_fair_share_run_web_pages(core) -> None:
+    for startup in ('{ kind = "spand" }', '{ kind = "fair_share", scheme = "liss" }'):
+        p = _pages_scenario("conc", startup).simulate(seed=1).pages
+        assert p.height == 4 and p["download_s"].null_count() == 0, startup
+
+
+def test_lost_syns_and_requests_are_sent_again(core) -> None:
+    """With a lossy client -> server direction, SYNs and requests are lost; the client
+    resends them after ctl_rto (doubling) and every page completes."""
+    sc = Scenario.from_toml("""
+name = "web-lossy-requests"
+[topology]
+kind = "explicit"
+nodes = ["server", "client"]
+links = [{ src = "server", dst = "client", rate = "10Mb", delay = "20ms", loss = 0.0, reverse_loss = 0.3 }]
+[tcp]
+window_init = 1
+[[flows]]
+name = "web"
+src = "server"
+dst = "client"
+app = { kind = "web", mode = "getlist", html = "1KB", images = 5, image = "2KB", pages = 20, think = "1s", ctl_rto = "1s" }
+""")
+    res = sc.simulate(seed=3)
+    p = res.pages
+    assert p.height == 20 and p["download_s"].null_count() == 0
+    # Some page waited for a resent control packet (>= 1 s) ...
+    assert p["download_s"].max() >= 1.0
+    # ... and the fastest took a few round trips only.
+    assert p["download_s"].min() < 0.5

@@ -339,6 +339,7 @@ impl Simulation {
     /// line (+3.5% instructions on bench a).
     #[cold]
     #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
     fn element_event(
         cx: &mut Ctx,
         senders: &mut TcpSenders,

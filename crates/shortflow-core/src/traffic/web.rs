@@ -119,7 +119,6 @@ pub struct WebConn {
     /// Data segments handed to the sender, and the bytes still free in the last one.
     queued: i64,
     tail_room: u64,
-    opened: bool,
     closed: bool,
     /// Objects on their way, in stream order: (object, sequence number of its last segment).
     inflight: VecDeque<(u32, i64)>,
@@ -215,7 +214,7 @@ pub fn draw_size(d: &SizeDist, rng: &mut Rng) -> u64 {
 pub fn check_size_dist(d: &SizeDist) -> Result<(), (&'static str, f64, &'static str)> {
     let pos = |name, v: f64| if v.is_finite() && v > 0.0 { Ok(()) } else { Err((name, v, "must be a finite number greater than 0")) };
     match *d {
-        SizeDist::Fixed { bytes } if bytes == 0 => Err(("bytes", 0.0, "must be at least 1 byte")),
+        SizeDist::Fixed { bytes: 0 } => Err(("bytes", 0.0, "must be at least 1 byte")),
         SizeDist::Fixed { .. } => Ok(()),
         SizeDist::Exponential { mean_bytes } => pos("mean_bytes", mean_bytes),
         SizeDist::Pareto { mean_bytes, shape } => {
@@ -550,7 +549,6 @@ impl Web {
         let c = pair.conns[pair.next_fresh];
         pair.next_fresh += 1;
         pair.conns_opened += 1;
-        self.conns[c as usize].opened = true;
         self.request(cx, app, c as usize, obj, true);
         c
     }
@@ -720,7 +718,6 @@ pub fn build(f: &str, wc: &WebConfig, seed: u64, flows: &[FlowInfo], conn_flows:
                 mss: info.packet_size as u64,
                 queued: 0,
                 tail_room: 0,
-                opened: false,
                 closed: false,
                 inflight: VecDeque::new(),
                 requests: VecDeque::new(),

@@ -152,6 +152,7 @@ APP = "flows.conn.app"
 BN = "topology.bottleneck"
 ONOFF = dict(name="web", kind="onoff", dist="pareto", rate="100Kb")
 PACER = {"kind": "pacer", "node": "r2", "interval": "1ms"}
+WEB = {"kind": "web", "mode": "seq", "html": "1KB", "images": 2, "image": "5KB"}
 
 #: (id, mutation, field named in the message, value named in the message)
 SCENARIO_CASES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
@@ -490,6 +491,29 @@ SCENARIO_CASES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
     ("memory-count", put("flows.conn.count", 10**8), "flows.conn.count", "= 100000000"),
     ("memory-cross-each-hop", both(put("topology", dict(CHAIN, routers=50)), add_cross(**ONOFF, at="each", count=10**7)),
      "cross.web.count", "= 490000000"),
+    # Web workloads (thesis ch. 4-5)
+    ("typo-web-mode", put(APP, dict(WEB, mode="getlst")), f"{APP}.mode", "'getlst'"),
+    ("typo-web-mode-suggest", put(APP, dict(WEB, mode="persistant")), f"{APP}.mode", "did you mean 'persistent'"),
+    ("range-web-parallel-zero", put(APP, dict(WEB, mode="conc", parallel=0)), f"{APP}.parallel", "= 0"),
+    ("range-web-negative-html", put(APP, dict(WEB, html="-1KB")), f"{APP}.html", "'-1KB'"),
+    ("range-web-zero-image", put(APP, dict(WEB, image="0B")), f"{APP}.image", "'0B'"),
+    ("range-web-negative-images", put(APP, dict(WEB, images=-2)), f"{APP}.images", "= -2"),
+    ("range-web-pages-zero", put(APP, dict(WEB, pages=0)), f"{APP}.pages", "= 0"),
+    ("range-web-pareto-shape", put(APP, {"kind": "web", "mode": "seq", "random": {
+        "html": {"kind": "fixed", "size": "1KB"}, "image": {"kind": "pareto", "mean": "5KB", "shape": 0.9}, "images": 2}}),
+     f"{APP}.random.image.shape", "= 0.9: must be greater than 1"),
+    ("range-web-images-order", put(APP, {"kind": "web", "mode": "seq", "random": {
+        "html": {"kind": "fixed", "size": "1KB"}, "image": {"kind": "fixed", "size": "1KB"}, "images": [3, 1]}}),
+     f"{APP}.random.images", "[min, max] = [3, 1]"),
+    ("conflict-web-empty-page-list", put(APP, {"kind": "web", "mode": "seq", "page_list": []}), APP, "empty page list"),
+    ("conflict-web-no-pages", put(APP, {"kind": "web", "mode": "seq"}), APP, "give the pages"),
+    ("conflict-web-two-sources", put(APP, dict(WEB, page_list=[{"html": "1KB"}])), APP, "'html' and 'page_list'"),
+    ("conflict-web-images-without-size", put(APP, {"kind": "web", "mode": "seq", "html": "1KB", "images": 2}), APP,
+     "'images = 2' needs 'image'"),
+    ("conflict-web-parallel-not-conc", put(APP, dict(WEB, parallel=2)), APP, "'parallel' is for mode = \"conc\""),
+    ("conflict-web-idle-close-http10", put(APP, dict(WEB, idle_close="1s")), APP, "'idle_close' is for the persistent"),
+    ("typo-web-field", put(APP, dict(WEB, server_tink="1s")), f"{APP}.server_tink", "did you mean 'server_think'"),
+    ("file-web-har-missing", put(APP, {"kind": "web", "mode": "seq", "har": "nope.har"}), f"{APP}.har", "cannot read"),
 ]
 
 

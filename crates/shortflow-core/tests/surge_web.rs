@@ -32,7 +32,8 @@ const TWO_FIXED_OBJECTS: &str = r#", "size_mu": 8.517093186415904, "size_sigma":
 fn object_times_on_a_loss_free_path_are_the_hand_computed_ones() {
     let r = shortflow_core::run(&one_user(10, TWO_FIXED_OBJECTS, 30.0)).unwrap();
     let o = &r.objects;
-    assert_eq!(o.flow, vec!["web.1", "web.1"]);
+    assert_eq!(o.pair, vec!["web.1", "web.1"]);
+    assert_eq!(o.conn, vec!["web.1", "web.1"]);
     assert_eq!(o.page, vec![0, 0]);
     assert_eq!(o.object, vec![0, 1]);
     assert_eq!(o.bytes, vec![5000, 5000]);
@@ -43,17 +44,19 @@ fn object_times_on_a_loss_free_path_are_the_hand_computed_ones() {
     // the last one's ack 0.032 ms + 10 ms.
     let resp0 = 0.004288 + 0.01 + 0.000032 + 0.01;
     assert!((o.request_s[0] - 1.0).abs() < 1e-9);
-    assert!((o.response_s[0] - (1.0 + req0)).abs() < 1e-8, "{}", o.response_s[0]);
-    assert!((o.response_time_s[0] - (req0 + resp0)).abs() < 1e-8, "{}", o.response_time_s[0]);
+    // The response starts when the request's ack is back (the transfers table: request
+    // of object 0, its response, request of object 1, its response).
+    let t = &r.transfers;
+    assert_eq!(t.flow, vec!["web.req.1", "web.1", "web.req.1", "web.1"]);
+    assert!((t.start_s[1] - (1.0 + req0)).abs() < 1e-8, "{}", t.start_s[1]);
+    assert!((o.time_s[0] - (req0 + resp0)).abs() < 1e-8, "{}", o.time_s[0]);
     // Object 1: every segment now carries its 40 header bytes (sequence numbers go on).
     let req1 = 0.000432 + 0.01 + 0.000032 + 0.01;
     let resp1 = 0.00432 + 0.01 + 0.000032 + 0.01;
-    assert!((o.response_time_s[1] - (req1 + resp1)).abs() < 1e-8, "{}", o.response_time_s[1]);
+    assert!((o.time_s[1] - (req1 + resp1)).abs() < 1e-8, "{}", o.time_s[1]);
     // The active OFF time between them: Weibull(shape 1000, scale 0.5) ~ 0.5 s.
     let gap = o.request_s[1] - o.end_s[0];
     assert!((gap - 0.5).abs() < 0.01, "active off {gap}");
-    // The transfers table has the requests and responses (two per object).
-    assert_eq!(r.transfers.flow.len(), 4);
 }
 
 #[test]
@@ -67,9 +70,8 @@ fn every_object_starts_on_a_fresh_connection() {
     // 10 segments from IW 2 with an ack per segment take three round trips (2, 4, 4
     // segments; RTT ~ 20.5 ms) for both objects; a connection that kept the first
     // object's window (12 segments) would send the second in one.
-    let o = &r.objects;
-    let d0 = o.end_s[0] - o.response_s[0];
-    let d1 = o.end_s[1] - o.response_s[1];
+    let d0 = t.completion_s[1];
+    let d1 = t.completion_s[3];
     assert!(d0 > 0.06 && d1 > 0.06 && (d1 - d0).abs() < 0.001, "{d0} vs {d1}");
 }
 
@@ -81,7 +83,7 @@ fn users_keep_fetching_pages_with_the_default_distributions() {
     // Mean page cycle ~ 3 s think + a few tenths: well over 50 pages in 600 s.
     assert!(pages > 50, "{pages} pages");
     // Objects follow each other: a request never starts before the previous object ended.
-    for k in 1..o.flow.len() {
+    for k in 1..o.pair.len() {
         assert!(o.request_s[k] >= o.end_s[k - 1], "object {k}");
     }
     // Every object but possibly the last one finished.

@@ -28,6 +28,11 @@ pub struct FlowInfo {
     pub dst: u32,
     /// TCP payload bytes per packet.
     pub packet_size: u32,
+    /// Index of the flow's TCP sink, if TCP.
+    pub sink: Option<u32>,
+    /// TCP header bytes, and whether the SYN exchange is modelled (`tcp.syn`).
+    pub header_size: u32,
+    pub syn: bool,
 }
 
 /// Validate `cfg.apps`, build them and schedule their first events.
@@ -326,6 +331,24 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                     resp_flows,
                     objects: Vec::new(),
                 })));
+            }
+            AppConfig::Web(wc) => {
+                let mut conn_flows: Vec<Vec<u32>> = Vec::with_capacity(wc.pairs.len());
+                for (k, pc) in wc.pairs.iter().enumerate() {
+                    let mut v = Vec::with_capacity(pc.conns.len());
+                    for (j, name) in pc.conns.iter().enumerate() {
+                        let field = format!("{f}.pairs[{k}].conns[{j}]");
+                        let fi = flow_of(field.clone(), name)?;
+                        tcp_sender(fi, field.clone())?;
+                        claim(fi, field, &mut flow_app)?;
+                        v.push(fi);
+                    }
+                    conn_flows.push(v);
+                }
+                let (w, starts) = super::web::build(&f, wc, cfg.seed, flows, &conn_flows, cfg.flows.len())?;
+                w.schedule_starts(ai, &starts, sched);
+                finite_apps_left += 1;
+                apps.push(App::Web(Box::new(w)));
             }
             AppConfig::Cbr { flow, start_s, stop_s, rate_bps, packet_size } => {
                 let fi = flow_of(format!("{f}.flow"), flow)?;

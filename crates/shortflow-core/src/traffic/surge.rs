@@ -23,7 +23,7 @@
 //!
 //! Per object the app records the request time, the response's start and end (the
 //! last byte acknowledged at the server, as ns-2's webtraf measures a response); the
-//! results' `objects` table holds them.
+//! results' `objects` table (shared with `traffic/web.rs`) holds them.
 
 use std::collections::HashMap;
 
@@ -258,6 +258,25 @@ impl Surge {
             let (bytes, page) = (rec.bytes, rec.page);
             senders.renew(cx, user.resp_sender);
             senders.start_transfer(cx, user.resp_sender, bytes.div_ceil(self.packet_size) as i64, page, bytes);
+        }
+    }
+
+    /// The objects as rows of the results' `objects` table (shared with `traffic/web.rs`):
+    /// `pair` and `conn` are the user's response flow; `end_s` is the last byte
+    /// acknowledged at the server (ns-2 webtraf's response end), `time_s` = `end_s -
+    /// request_s`; NaN where not reached.
+    pub fn rows(&self, names: &[String], out: &mut crate::results::ObjectTable) {
+        for rec in &self.objects {
+            let name = &names[rec.flow as usize];
+            let end = rec.end.map_or(f64::NAN, |t| t.as_secs_f64());
+            out.pair.push(name.clone());
+            out.page.push(rec.page);
+            out.object.push(rec.object);
+            out.bytes.push(rec.bytes);
+            out.conn.push(name.clone());
+            out.request_s.push(rec.request.as_secs_f64());
+            out.end_s.push(end);
+            out.time_s.push(end - rec.request.as_secs_f64());
         }
     }
 

@@ -18,13 +18,13 @@ from __future__ import annotations
 import json
 import math
 import time
-from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Optional
 
 import polars as pl
 
+from ..claims import Claim, Report, write_claims_markdown
 from ..jsonsafe import clean_json
 from . import web
 
@@ -36,45 +36,6 @@ MODES = {"full": ((1, 2, 3, 4, 5), 400.0), "quick": ((1, 2), 150.0)}
 #: Fig. 3 variants: (label, schedule, one-way delay in seconds).
 FIG3_VARIANTS = [("literal, 100 ms", "literal", 0.1), ("doubling, 100 ms", "doubling", 0.1),
                  ("doubling, 20 ms", "doubling", 0.02)]
-
-
-@dataclass
-class Claim:
-    id: str
-    figure: str
-    paper: str
-    measured: str
-    rule: str
-    passed: Optional[bool]
-    source: str  # "paper" (a number or statement of P4) or "ours" (our threshold)
-    note: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass
-class Report:
-    mode: str
-    out: Path
-    claims: list[Claim]
-    files: list[str]
-    wall_s: float
-    generated: str
-    settings: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def passed(self) -> list[Claim]:
-        return [c for c in self.claims if c.passed]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "mode": self.mode, "settings": self.settings, "wall_s": round(self.wall_s, 2), "generated": self.generated,
-            "counts": {"claims": len(self.claims), "evaluated": sum(c.passed is not None for c in self.claims),
-                       "pass": len(self.passed), "fail": sum(c.passed is False for c in self.claims)},
-            "claims": [c.to_dict() for c in self.claims],
-            "files": self.files,
-        }
 
 
 # --- Fig. 1: the model --------------------------------------------------------------
@@ -252,20 +213,6 @@ def _plot_fig3(t: pl.DataFrame, path: Path, note: str) -> Path:
     return save(fig, path)
 
 
-def write_claims_markdown(rep: Report, path: Path) -> Path:
-    mark = {True: "pass", False: "**FAIL**", None: "–"}
-    lines = [f"# TCP Vienna claims ({rep.mode} mode)", "",
-             f"{len(rep.passed)}/{sum(c.passed is not None for c in rep.claims)} evaluated claims pass. Generated "
-             f"{rep.generated} by `shortflow repro vienna{' --quick' if rep.mode == 'quick' else ''}` in "
-             f"{rep.wall_s:.0f} s. Choices: `scenarios/vienna/common.md`.", "",
-             "| id | figure | P4 | ours | rule | criterion | verdict | note |", "|---|---|---|---|---|---|---|---|"]
-    for c in rep.claims:
-        cells = [c.id, c.figure, c.paper, c.measured, c.rule, c.source, mark[c.passed], c.note]
-        lines.append("| " + " | ".join(x.replace("|", "/") for x in cells) + " |")
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
 def run(out: str | Path, mode: str = "full", *, log: Optional[Callable[[str], None]] = None) -> Report:
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}: use one of {', '.join(MODES)}")
@@ -306,5 +253,7 @@ def run(out: str | Path, mode: str = "full", *, log: Optional[Callable[[str], No
                                    for n, (u, d, w, sd) in ws["hops"].items()}}})
     rep.wall_s = time.perf_counter() - t0
     (out / "claims.json").write_text(json.dumps(clean_json(rep.to_dict()), indent=2) + "\n", encoding="utf-8")
-    write_claims_markdown(rep, out / "claims.md")
+    write_claims_markdown(rep, out / "claims.md",
+                          title="TCP Vienna claims",
+                          name="vienna", source="P4", no_verdict="–")
     return rep

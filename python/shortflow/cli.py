@@ -161,6 +161,11 @@ def run(
     if df.height:
         out_console.print(_summary_table(df, ["group"], "completion time"))
     _print_goodput(res, set(df["connection"].to_list()) if df.height else set())
+    if res.pages.height:
+        done = res.pages["download_s"].drop_nulls()
+        mean = f"{done.mean():.4g} s" if done.len() else "-"
+        out_console.print(f"web pages: {res.pages.height} ({res.pages.height - done.len()} unfinished), "
+                          f"mean download time {mean}", highlight=False)
     drops = res.links.filter(res.links["drops"] > 0)
     if drops.height:
         t = Table(title="links with drops", title_justify="left")
@@ -171,7 +176,8 @@ def run(
         out_console.print(t)
     if out is not None:
         _write_run(out, sc, point, s, df, res)
-        out_console.print(f"wrote {out}/results.parquet, flows.parquet, links.parquet, config.json")
+        web = ", pages.parquet, objects.parquet" if res.pages.height else ""
+        out_console.print(f"wrote {out}/results.parquet, flows.parquet, links.parquet{web}, config.json")
 
 
 def _print_goodput(res: Any, with_transfers: set[str], limit: int = 20) -> None:
@@ -205,6 +211,10 @@ def _write_run(out: Path, sc: Any, point: dict[str, Any], seed: int, df: Any, re
     files.write_parquet(out / "results.parquet", df)
     files.write_parquet(out / "flows.parquet", res.flows)
     files.write_parquet(out / "links.parquet", res.links)
+    if res.pages.height:
+        # Web workloads: one row per page and per object.
+        files.write_parquet(out / "pages.parquet", res.pages)
+        files.write_parquet(out / "objects.parquet", res.objects)
     files.write_json(out / "config.json", res.config)
     if sc.text is not None:
         files.write_text(out / "scenario.toml", sc.text)

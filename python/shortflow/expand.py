@@ -18,6 +18,7 @@ import ipaddress
 import itertools
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Optional
 
 from .errors import MISSING, Problem, ScenarioError, suggest
@@ -31,13 +32,16 @@ from .schema import (
     LinkSpec,
     OnOffCross,
     RoundsApp,
+    SurgeApp,
     FairShareStartup,
     FastStartStartup,
     ScenarioModel,
     SpandStartup,
     TelnetApp,
+    WebApp,
     check_seed,
 )
+from .har import HarError, pages_from_har
 
 __all__ = ["build_sim_config", "DEFAULT_GATEWAY", "TCP_DEFAULTS", "estimate_memory", "available_memory",
            "BYTES_PER_CONNECTION", "BYTES_PER_TRANSFER"]
@@ -90,7 +94,17 @@ def _connections(m: ScenarioModel) -> list[tuple[str, int, int]]:
         nhops = m.topology.routers - 1
     for g in m.flows:
         transfers = g.count * (g.app.rounds if isinstance(g.app, RoundsApp) else 1)
-        out.append((f"flows.{g.name}.count", g.count, transfers))
+        conns = g.count
+        if isinstance(g.app, WebApp):
+            # HTTP/1.0 opens a connection per object: bound the pairs' connections with
+            # the known page sizes (a HAR file is read only at expansion).
+            per_page = 1 + _max_images(g.app)
+            conns = g.count * (g.app.pages * per_page if g.app.mode in ("seq", "conc") else g.app.pages)
+            transfers = conns
+        elif isinstance(g.app, SurgeApp):
+            # A Web user has a request connection beside its response connection.
+            conns = g.count * 2
+        out.append((f"flows.{g.name}.count", conns, transfers))
     for c in m.cross:
         copies = 1
         if c.at == "each":
@@ -161,10 +175,48 @@ def _link(src: str, dst: str, spec: LinkSpec, duplex: bool = True) -> dict[str, 
     return link
 
 
+def _flow(name: str, src: str, dst: str, tcp: dict[str, Any], sink: dict[str, Any],
+          startup: Optional[dict[str, Any]]) -> dict[str, Any]:
+    """One TCP flow of the ``SimConfig`` (its own copies of the group's tables)."""
+    f: dict[str, Any] = {"name": name, "src": src, "dst": dst}
+    if tcp:
+        f["tcp"] = dict(tcp)
+    if sink:
+        f["sink"] = dict(sink)
+    if startup is not None:
+        f["startup"] = dict(startup)
+    return f
+
+
+def _max_images(a: WebApp) -> int:
+    """Most inline images a page of ``a`` can have (1 for a HAR file, read later)."""
+    if a.html is not None:
+        return a.images or 0
+    if a.page_list is not None:
+        return max(len(p.images) for p in a.page_list)
+    if a.random is not None:
+        return a.random.images if isinstance(a.random.images, int) else a.random.images[1]
+    return 1
+
+
+def _size_dist(d: Any) -> dict[str, Any]:
+    """A size distribution in the core's form (``config::SizeDist``)."""
+    if d.kind == "fixed":
+        return {"kind": "fixed", "bytes": d.size}
+    if d.kind == "exponential":
+        return {"kind": "exponential", "mean_bytes": float(d.mean)}
+    if d.kind == "pareto":
+        return {"kind": "pareto", "mean_bytes": float(d.mean), "shape": d.shape}
+    if d.kind == "uniform":
+        return {"kind": "uniform", "min_bytes": d.min, "max_bytes": d.max}
+    return {"kind": "lognormal", "median_bytes": float(d.median), "sigma": d.sigma}
+
+
 @dataclass
 class _Builder:
     m: ScenarioModel
     seed: int
+    source: Optional[str] = None
     nodes: list[str] = field(default_factory=list)
     links: list[dict[str, Any]] = field(default_factory=list)
     flows: list[dict[str, Any]] = field(default_factory=list)
@@ -304,20 +356,94 @@ class _Builder:
                 sink.update(g.sink.to_core())
             self.ack_rule(where, g, sink)
             startup = self.startup(where, g, gateways_declared)
+            if isinstance(g.app, WebApp):
+                self.web(where, g, eps, tcp, sink, startup)
+                continue
             names = []
             for i, (s, d) in enumerate(eps, start=1):
                 fname = f"{g.name}.{i}"
                 names.append(fname)
-                f: dict[str, Any] = {"name": fname, "src": s, "dst": d}
-                if tcp:
-                    f["tcp"] = dict(tcp)
-                if sink:
-                    f["sink"] = dict(sink)
-                if startup is not None:
-                    f["startup"] = dict(startup)
-                self.flows.append(f)
-            if g.app is not None and names:
+                self.flows.append(_flow(fname, s, d, tcp, sink, startup))
+            if isinstance(g.app, SurgeApp) and names:
+                # Each user's requests: a connection back from the client to the server,
+                # its acks never delayed (the ack stands for the server's reply starting).
+                req_sink = {k: v for k, v in sink.items() if k != "ack_policy"}
+                req_sink["delack"] = False
+                req_names = []
+                for i, (s, d) in enumerate(eps, start=1):
+                    rname = f"{g.name}.req.{i}"
+                    req_names.append(rname)
+                    self.flows.append(_flow(rname, d, s, tcp, req_sink, startup))
+                self.apps.append(g.app.to_core(names, req_names))
+            elif g.app is not None and names:
                 self.app(where, g, names)
+
+    def web_pages(self, where: str, a: WebApp) -> Optional[dict[str, Any]]:
+        """The core's page fields (``pages`` or ``random_page``) of a Web app."""
+        if a.html is not None:
+            return {"pages": [{"html_bytes": a.html, "image_bytes": [a.image] * (a.images or 0)}]}
+        if a.page_list is not None:
+            return {"pages": [{"html_bytes": p.html, "image_bytes": list(p.images)} for p in a.page_list]}
+        if a.har is not None:
+            path = Path(a.har)
+            if not path.is_absolute() and self.source and Path(self.source).is_file():
+                path = Path(self.source).parent / path
+            try:
+                pages = pages_from_har(path)
+            except HarError as e:
+                self.fail(f"{where}.app.har", str(e), a.har)
+                return None
+            return {"pages": [{"html_bytes": h, "image_bytes": imgs} for h, imgs in pages]}
+        r = a.random
+        assert r is not None
+        lo, hi = (r.images, r.images) if isinstance(r.images, int) else r.images
+        return {"random_page": {"html": _size_dist(r.html), "image": _size_dist(r.image), "images_min": lo, "images_max": hi}}
+
+    def web(self, where: str, g: FlowGroup, eps: list[tuple[str, str]], tcp: dict[str, Any], sink: dict[str, Any],
+            startup: Optional[dict[str, Any]]) -> None:
+        """A Web group: host pair i (server ``g.s<i>``, client ``g.d<i>``) gets the
+        connections its pages need, flows ``g.<i>-<j>`` (server -> client), and the
+        group is one ``web`` application."""
+        a = g.app
+        assert isinstance(a, WebApp)
+        fields = self.web_pages(where, a)
+        if fields is None or not eps:
+            return
+        if "pages" in fields:
+            counts = [1 + len(p["image_bytes"]) for p in fields["pages"]]
+            per_pair_objs = sum(counts[k % len(counts)] for k in range(a.pages))
+        else:
+            per_pair_objs = a.pages * (1 + fields["random_page"]["images_max"])
+        if a.mode in ("seq", "conc"):
+            m = per_pair_objs
+        else:
+            m = a.pages if a.idle_close is not None else 1
+        pairs = []
+        for i, (s, d) in enumerate(eps, start=1):
+            conns = []
+            for j in range(1, m + 1):
+                fname = f"{g.name}.{i}-{j}"
+                conns.append(fname)
+                self.flows.append(_flow(fname, s, d, tcp, sink, startup))
+            pairs.append({"name": f"{g.name}.{i}", "conns": conns})
+        app: dict[str, Any] = {
+            "kind": "web",
+            "pairs": pairs,
+            "mode": a.mode,
+            "n_pages": a.pages,
+            "think_s": a.think,
+            "server_think_s": a.server_think,
+            "request_bytes": a.request,
+            "start_s": a.start,
+            "start_jitter_s": a.start_jitter,
+            "ctl_rto_s": a.ctl_rto,
+            **fields,
+        }
+        if a.parallel is not None:
+            app["parallel"] = a.parallel
+        if a.idle_close is not None:
+            app["idle_close_s"] = a.idle_close
+        self.apps.append(app)
 
     def rto_bounds(self, where: str, g: FlowGroup, tcp: dict[str, Any]) -> None:
         """minrto must not exceed maxrto (after merging [tcp], the group's tcp and the core's
@@ -572,11 +698,12 @@ class _Builder:
 
     def duration(self) -> tuple[float, bool]:
         m = self.m
-        finite = any(isinstance(g.app, RoundsApp) or (isinstance(g.app, FtpApp) and g.app.size is not None) for g in m.flows)
+        finite = any(isinstance(g.app, (RoundsApp, WebApp)) or (isinstance(g.app, FtpApp) and g.app.size is not None)
+                     for g in m.flows)
         stop = m.stop_when_done if m.stop_when_done is not None else m.duration is None
         if m.duration is None:
             if not finite:
-                self.fail("duration", "required: no application is finite (rounds, or ftp with a size), so the run would never be done")
+                self.fail("duration", "required: no application is finite (rounds, web, or ftp with a size), so the run would never be done")
             return m.max_duration, True
         return m.duration, stop
 
@@ -592,7 +719,7 @@ def _starts(m: ScenarioModel) -> list[tuple[str, float, str]]:
             out.append((f"{where}.start", a.start, "it starts"))
             if g.count > 1 and a.stagger > 0:
                 out.append((f"{where}.stagger", a.start + (g.count - 1) * a.stagger, "its last connection starts"))
-        elif isinstance(a, TelnetApp):
+        elif isinstance(a, (TelnetApp, WebApp, SurgeApp)):
             out.append((f"{where}.start", a.start, "it starts"))
     for c in m.cross:
         out.append((f"cross.{c.name}.start", c.start, "it starts"))
@@ -637,7 +764,7 @@ def build_sim_config(m: ScenarioModel, seed: int, source: Optional[str] = None) 
     except ScenarioError as e:
         raise e.with_source(source) from None
     _check_memory(m, source)
-    b = _Builder(m, seed)
+    b = _Builder(m, seed, source)
     b.topology()
     b.tcp_flows()
     b.cross()

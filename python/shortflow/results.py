@@ -67,6 +67,26 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "fallback_slow_start": pl.Boolean,
     },
     "cc": {"flow": pl.String, "time_s": pl.Float64, "decision": pl.UInt32, "metric": pl.String, "value": pl.Float64},
+    "pages": {
+        "pair": pl.String,
+        "page": pl.UInt32,
+        "start_s": pl.Float64,
+        "end_s": pl.Float64,
+        "download_s": pl.Float64,
+        "objects": pl.UInt32,
+        "bytes": pl.UInt64,
+        "conns_opened": pl.UInt32,
+    },
+    "objects": {
+        "pair": pl.String,
+        "page": pl.UInt32,
+        "object": pl.UInt32,
+        "bytes": pl.UInt64,
+        "conn": pl.String,
+        "request_s": pl.Float64,
+        "end_s": pl.Float64,
+        "time_s": pl.Float64,
+    },
 }
 
 #: ``PacketTrace.event`` letters (ns-2 trace: enqueue, dequeue, drop, receive).
@@ -101,6 +121,11 @@ def transfers_frame(columns: Mapping[str, list[Any]] | None) -> pl.DataFrame:
     return df.with_columns(pl.col("end_s").fill_nan(None), pl.col("completion_s").fill_nan(None))
 
 
+def _nan_to_null(df: pl.DataFrame, cols: tuple[str, ...]) -> pl.DataFrame:
+    """Unfinished times (the core's NaN, or JSON null) as nulls."""
+    return df.with_columns(*(pl.col(c).fill_nan(None) for c in cols))
+
+
 @dataclass
 class RunResults:
     """Everything one run produced: every table as a polars frame.
@@ -110,7 +135,10 @@ class RunResults:
     ``links`` per simplex link; ``acks``/``packets``/``cwnd`` traces (empty unless
     enabled in ``trace``); ``startup`` TCP/SPAND decisions; ``cc`` decisions of
     congestion-control rules that make them (TCP Vienna's evaluations, long format:
-    ``decision``, ``metric``, ``value``; ``cc_decisions()`` pivots it); ``stats`` engine counters;
+    ``decision``, ``metric``, ``value``; ``cc_decisions()`` pivots it); ``pages`` and
+    ``objects`` of Web workloads (one row per page of a client-server pair: ``download_s``
+    from the client's first action to the last byte; one row per object: ``request_s``,
+    ``end_s``, ``time_s``, the connection; null times: not finished); ``stats`` engine counters;
     ``config`` the configuration that was run.
     """
 
@@ -122,6 +150,8 @@ class RunResults:
     cwnd: pl.DataFrame
     startup: pl.DataFrame
     cc: pl.DataFrame = field(default_factory=lambda: frame("cc", None))
+    pages: pl.DataFrame = field(default_factory=lambda: frame("pages", None))
+    objects: pl.DataFrame = field(default_factory=lambda: frame("objects", None))
     stats: dict[str, Any] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
 
@@ -141,6 +171,8 @@ class RunResults:
             cwnd=frame("cwnd", raw.get("cwnd")),
             startup=frame("startup", raw.get("startup")),
             cc=frame("cc", raw.get("cc")),
+            pages=_nan_to_null(frame("pages", raw.get("pages")), ("end_s", "download_s")),
+            objects=_nan_to_null(frame("objects", raw.get("objects")), ("request_s", "end_s", "time_s")),
             stats=dict(raw.get("stats") or {}),
             config=dict(config or {}),
         )
@@ -155,6 +187,8 @@ class RunResults:
             "cwnd": self.cwnd,
             "startup": self.startup,
             "cc": self.cc,
+            "pages": self.pages,
+            "objects": self.objects,
         }
 
     def cc_decisions(self) -> pl.DataFrame:

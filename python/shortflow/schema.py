@@ -796,8 +796,232 @@ class TelnetApp(Model):
     start_jitter: Time = 0.0
 
 
+_PosFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+
+
+class SurgeApp(Model):
+    """SURGE-like Web users (P4 Figs. 4-6): each connection of the group is one user
+    (server = the group's source, client = its destination); the user's requests travel
+    on a request connection created beside it (``NAME.req.i``, client -> server, acks
+    never delayed). Each object is a one-segment request, then the response, each on a
+    fresh connection. Defaults: SURGE's distributions (spec fairshare-and-sizebased B.7.3)."""
+
+    kind: Literal["surge"]
+    #: Each user's first page starts uniformly in [start, start + start_jitter).
+    start: Time = 0.0
+    start_jitter: Time = 0.0
+    #: No page starts at or after this time.
+    stop: Optional[PosTime] = None
+    #: Request size; default one segment.
+    request: Optional[Size] = None
+    #: Object sizes: lognormal body (parameters of ln bytes) ...
+    size_mu: Annotated[float, Field(allow_inf_nan=False)] = 9.357
+    size_sigma: _PosFloat = 1.318
+    #: ... Pareto tail above ``tail_k`` (replacing lognormal draws there), capped at ``max_object``.
+    tail_k: Size = 133_000
+    tail_alpha: _PosFloat = 1.1
+    max_object: Size = 10_000_000
+    #: Objects per page: floor(Pareto(objects_k, objects_alpha)).
+    objects_k: Annotated[float, Field(ge=1, allow_inf_nan=False)] = 1.0
+    objects_alpha: _PosFloat = 2.43
+    #: Active OFF time between a page's objects: Weibull(shape, scale).
+    active_off_shape: _PosFloat = 1.46
+    active_off_scale: PosTime = 0.382
+    #: Think time between pages: Pareto(think_k, think_alpha).
+    think_k: PosTime = 1.0
+    think_alpha: _PosFloat = 1.5
+
+    @field_validator("tail_k", "max_object", "request")
+    @classmethod
+    def _at_least_one(cls, v: Optional[int]) -> Optional[int]:
+        if v is not None and v < 1:
+            raise ValueError("must be at least 1 byte")
+        return v
+
+    @model_validator(mode="after")
+    def _stop(self) -> "SurgeApp":
+        if self.stop is not None and self.stop <= self.start + self.start_jitter:
+            raise PydanticCustomError(
+                "conflict", "stop ({stop} s) must be after every user's start (start + start_jitter = {last} s)",
+                {"stop": self.stop, "last": self.start + self.start_jitter, "value": self.stop})
+        return self
+
+    def to_core(self, flows: list[str], request_flows: list[str]) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "kind": "surge", "flows": flows, "request_flows": request_flows,
+            "start_s": self.start, "start_jitter_s": self.start_jitter,
+            "size_mu": self.size_mu, "size_sigma": self.size_sigma,
+            "tail_k_bytes": float(self.tail_k), "tail_alpha": self.tail_alpha, "max_object_bytes": self.max_object,
+            "objects_k": self.objects_k, "objects_alpha": self.objects_alpha,
+            "active_off_shape": self.active_off_shape, "active_off_scale_s": self.active_off_scale,
+            "think_k_s": self.think_k, "think_alpha": self.think_alpha,
+        }
+        if self.stop is not None:
+            d["stop_s"] = self.stop
+        if self.request is not None:
+            d["request_bytes"] = self.request
+        return d
+
+
+def _at_least_one_byte(v: int) -> int:
+    if v < 1:
+        raise ValueError("must be at least 1 byte")
+    return v
+
+
+ObjSize = Annotated[int, BeforeValidator(_unit(parse_size)), AfterValidator(_at_least_one_byte)]
+
+
+class FixedSize(KindModel):
+    kind: Literal["fixed"]
+    size: ObjSize
+
+
+class ExponentialSize(KindModel):
+    kind: Literal["exponential"]
+    mean: ObjSize
+
+
+class ParetoSize(KindModel):
+    """Pareto with this mean and shape (> 1; scale = mean (shape - 1) / shape)."""
+
+    kind: Literal["pareto"]
+    mean: ObjSize
+    shape: Annotated[float, Field(gt=1.0, allow_inf_nan=False)]
+
+
+class UniformSize(KindModel):
+    kind: Literal["uniform"]
+    min: ObjSize
+    max: ObjSize
+
+    @model_validator(mode="after")
+    def _order(self) -> "UniformSize":
+        if self.max < self.min:
+            raise PydanticCustomError("order", "max ({max}) must be at least min ({min})",
+                                      {"max": self.max, "min": self.min, "value": self.max})
+        return self
+
+
+class LognormalSize(KindModel):
+    """Lognormal with this median; ``sigma`` of the underlying normal."""
+
+    kind: Literal["lognormal"]
+    median: ObjSize
+    sigma: Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
+
+
+SizeDistSpec = Annotated[
+    Union[
+        Annotated[FixedSize, Tag("fixed")],
+        Annotated[ExponentialSize, Tag("exponential")],
+        Annotated[ParetoSize, Tag("pareto")],
+        Annotated[UniformSize, Tag("uniform")],
+        Annotated[LognormalSize, Tag("lognormal")],
+    ],
+    _tagged(None),
+]
+
+
+class WebPageSpec(Model):
+    """One page: the HTML and its inline images' sizes."""
+
+    html: ObjSize
+    images: list[ObjSize] = Field(default_factory=list)
+
+
+class RandomPageSpec(Model):
+    """Pages drawn from distributions (the application's own random stream): the HTML's
+    size, each image's size, and the number of images (a count, or ``[min, max]``
+    drawn uniformly)."""
+
+    html: SizeDistSpec
+    image: SizeDistSpec
+    images: Union[NonNegInt, Annotated[list[NonNegInt], Field(min_length=2, max_length=2)]]
+
+    @field_validator("images")
+    @classmethod
+    def _range(cls, v: Any) -> Any:
+        if isinstance(v, list) and v[1] < v[0]:
+            raise ValueError(f"[min, max] = [{v[0]}, {v[1]}]: max must be at least min")
+        return v
+
+
+#: Retrieval modes of a Web workload (thesis ch. 4-5): HTTP/1.0 sequential or concurrent,
+#: persistent (one request at a time), GETLIST pipelining, GETALL.
+WebMode = Literal["seq", "conc", "persistent", "getlist", "getall"]
+
+
+class WebApp(Model):
+    """Web page downloads (thesis ch. 4-5, spec part E): each connection of the group is a
+    client-server host pair (server = the source host, client = the destination host);
+    ``pages`` pages per pair, one after another, ``think`` apart."""
+
+    kind: Literal["web"]
+    mode: WebMode
+    #: ``conc``: image connections open at once (default: every image of the page).
+    parallel: Optional[PosInt] = None
+    #: One fixed page: ``html`` with ``images`` inline images of size ``image`` ...
+    html: Optional[ObjSize] = None
+    images: Optional[NonNegInt] = None
+    image: Optional[ObjSize] = None
+    #: ... or fixed pages used in turn ...
+    page_list: Optional[list[WebPageSpec]] = None
+    #: ... or the pages of a HAR file (path relative to the scenario file) ...
+    har: Optional[str] = None
+    #: ... or pages drawn from distributions.
+    random: Optional[RandomPageSpec] = None
+    #: Pages per pair.
+    pages: PosInt = 1
+    #: Client think time between a page's last byte and the next page.
+    think: Time = 0.0
+    #: Server time between a request's arrival and its response.
+    server_think: Time = 0.0
+    #: Request size (payload; one packet client -> server).
+    request: ObjSize = 300
+    start: Time = 0.0
+    #: Each pair's first page starts uniformly in [start, start + start_jitter).
+    start_jitter: Time = 0.0
+    #: Persistent modes: the server closes a connection idle this long; the next page
+    #: opens a fresh one.
+    idle_close: Optional[PosTime] = None
+    #: A lost SYN or request is resent after this long, doubling per attempt.
+    ctl_rto: PosTime = 3.0
+
+    @model_validator(mode="after")
+    def _pages(self) -> "WebApp":
+        sources = [k for k in ("html", "page_list", "har", "random") if getattr(self, k) is not None]
+        if len(sources) > 1:
+            raise PydanticCustomError("conflict", "give one page source ('html' with 'images'/'image', 'page_list', "
+                                      "'har' or 'random'), not {given}",
+                                      {"given": " and ".join(repr(g) for g in sources), "value": sources})
+        if not sources:
+            raise ValueError("give the pages: 'html' (with 'images' and 'image'), 'page_list', 'har' or 'random'")
+        if self.html is None and (self.images is not None or self.image is not None):
+            raise PydanticCustomError("conflict", "'images'/'image' describe the page of 'html': give 'html' too",
+                                      {"value": self.images if self.images is not None else self.image})
+        if self.html is not None and (self.images or 0) > 0 and self.image is None:
+            raise PydanticCustomError("needs", "'images = {n}' needs 'image' (the size of each)",
+                                      {"n": self.images, "value": self.images})
+        if self.page_list is not None and not self.page_list:
+            raise PydanticCustomError("empty", "an empty page list: give at least one page", {"value": []})
+        if self.parallel is not None and self.mode != "conc":
+            raise PydanticCustomError("conflict", "'parallel' is for mode = \"conc\" (mode is {mode!r})",
+                                      {"mode": self.mode, "value": self.parallel})
+        if self.idle_close is not None and self.mode in ("seq", "conc"):
+            raise PydanticCustomError("conflict", "'idle_close' is for the persistent modes (mode is {mode!r})",
+                                      {"mode": self.mode, "value": self.idle_close})
+        return self
+
+
 App = Annotated[
-    Union[Annotated[RoundsApp, Tag("rounds")], Annotated[FtpApp, Tag("ftp")], Annotated[TelnetApp, Tag("telnet")]],
+    Union[
+        Annotated[RoundsApp, Tag("rounds")],
+        Annotated[FtpApp, Tag("ftp")],
+        Annotated[TelnetApp, Tag("telnet")],
+        Annotated[WebApp, Tag("web")],
+        Annotated[SurgeApp, Tag("surge")],
+    ],
     _tagged(None),
 ]
 

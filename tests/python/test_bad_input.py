@@ -152,6 +152,7 @@ APP = "flows.conn.app"
 BN = "topology.bottleneck"
 ONOFF = dict(name="web", kind="onoff", dist="pareto", rate="100Kb")
 PACER = {"kind": "pacer", "node": "r2", "interval": "1ms"}
+WEB = {"kind": "web", "mode": "seq", "html": "1KB", "images": 2, "image": "5KB"}
 
 #: (id, mutation, field named in the message, value named in the message)
 SCENARIO_CASES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
@@ -213,6 +214,18 @@ SCENARIO_CASES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
      "flows.conn.startup.avg_update", "= 0"),
     ("typo-fair-field", put("flows.conn.startup", {"kind": "fair_share", "scheme": "liss", "pacing_rtt": "own"}),
      "flows.conn.startup.pacing_rtt", "did you mean 'pace_rtt'"),
+    # SURGE Web users (P4 Figs. 4-6)
+    ("range-surge-tail-alpha-zero", put(f"{APP}", {"kind": "surge", "tail_alpha": 0}), f"{APP}.tail_alpha", "= 0"),
+    ("range-surge-sigma-negative", put(f"{APP}", {"kind": "surge", "size_sigma": -1.0}), f"{APP}.size_sigma", "= -1.0"),
+    ("range-surge-objects-k-below-one", put(f"{APP}", {"kind": "surge", "objects_k": 0.5}), f"{APP}.objects_k", "= 0.5"),
+    ("range-surge-max-object-zero", put(f"{APP}", {"kind": "surge", "max_object": 0}), f"{APP}.max_object", "= 0"),
+    ("unit-surge-think-k", put(f"{APP}", {"kind": "surge", "think_k": "3 parsecs"}), f"{APP}.think_k", "3 parsecs"),
+    ("range-surge-active-off-zero", put(f"{APP}", {"kind": "surge", "active_off_scale": 0}),
+     f"{APP}.active_off_scale", "= 0"),
+    ("conflict-surge-stop-before-start", put(f"{APP}", {"kind": "surge", "start": "5s", "start_jitter": "1s", "stop": "2s"}),
+     f"{APP}", "must be after every user's start"),
+    ("typo-surge-field", put(f"{APP}", {"kind": "surge", "think_alpa": 1.5}), f"{APP}.think_alpa",
+     "did you mean 'think_alpha'"),
     ("conflict-ftp-stop-and-duration", put(f"{APP}", {"kind": "ftp", "stop": "5s", "duration": "2s"}), f"{APP}",
      "give 'stop' or 'duration', not both"),
     ("conflict-ftp-lifetime-with-size", put(f"{APP}", {"kind": "ftp", "size": "10KB", "duration": "2s"}), f"{APP}",
@@ -478,6 +491,29 @@ SCENARIO_CASES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
     ("memory-count", put("flows.conn.count", 10**8), "flows.conn.count", "= 100000000"),
     ("memory-cross-each-hop", both(put("topology", dict(CHAIN, routers=50)), add_cross(**ONOFF, at="each", count=10**7)),
      "cross.web.count", "= 490000000"),
+    # Web workloads (thesis ch. 4-5)
+    ("typo-web-mode", put(APP, dict(WEB, mode="getlst")), f"{APP}.mode", "'getlst'"),
+    ("typo-web-mode-suggest", put(APP, dict(WEB, mode="persistant")), f"{APP}.mode", "did you mean 'persistent'"),
+    ("range-web-parallel-zero", put(APP, dict(WEB, mode="conc", parallel=0)), f"{APP}.parallel", "= 0"),
+    ("range-web-negative-html", put(APP, dict(WEB, html="-1KB")), f"{APP}.html", "'-1KB'"),
+    ("range-web-zero-image", put(APP, dict(WEB, image="0B")), f"{APP}.image", "'0B'"),
+    ("range-web-negative-images", put(APP, dict(WEB, images=-2)), f"{APP}.images", "= -2"),
+    ("range-web-pages-zero", put(APP, dict(WEB, pages=0)), f"{APP}.pages", "= 0"),
+    ("range-web-pareto-shape", put(APP, {"kind": "web", "mode": "seq", "random": {
+        "html": {"kind": "fixed", "size": "1KB"}, "image": {"kind": "pareto", "mean": "5KB", "shape": 0.9}, "images": 2}}),
+     f"{APP}.random.image.shape", "= 0.9: must be greater than 1"),
+    ("range-web-images-order", put(APP, {"kind": "web", "mode": "seq", "random": {
+        "html": {"kind": "fixed", "size": "1KB"}, "image": {"kind": "fixed", "size": "1KB"}, "images": [3, 1]}}),
+     f"{APP}.random.images", "[min, max] = [3, 1]"),
+    ("conflict-web-empty-page-list", put(APP, {"kind": "web", "mode": "seq", "page_list": []}), APP, "empty page list"),
+    ("conflict-web-no-pages", put(APP, {"kind": "web", "mode": "seq"}), APP, "give the pages"),
+    ("conflict-web-two-sources", put(APP, dict(WEB, page_list=[{"html": "1KB"}])), APP, "'html' and 'page_list'"),
+    ("conflict-web-images-without-size", put(APP, {"kind": "web", "mode": "seq", "html": "1KB", "images": 2}), APP,
+     "'images = 2' needs 'image'"),
+    ("conflict-web-parallel-not-conc", put(APP, dict(WEB, parallel=2)), APP, "'parallel' is for mode = \"conc\""),
+    ("conflict-web-idle-close-http10", put(APP, dict(WEB, idle_close="1s")), APP, "'idle_close' is for the persistent"),
+    ("typo-web-field", put(APP, dict(WEB, server_tink="1s")), f"{APP}.server_tink", "did you mean 'server_think'"),
+    ("file-web-har-missing", put(APP, {"kind": "web", "mode": "seq", "har": "nope.har"}), f"{APP}.har", "cannot read"),
 ]
 
 
@@ -807,6 +843,12 @@ CORE_CASES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
      "flows[0] (conn.1).startup.default_ssthresh", "1"),
     ("core-ftp-stop-before-start", lambda c: c["apps"].__setitem__(0, {"kind": "ftp", "flow": "conn.1", "start_s": 5,
                                                                        "stop_s": 2}), "apps[0] (flow conn.1).stop_s", "= 2"),
+    ("core-surge-request-flows-length", lambda c: c["apps"].__setitem__(0, {"kind": "surge", "flows": ["conn.1"],
+                                                                            "request_flows": []}),
+     "apps[0].request_flows", "one request flow per response flow"),
+    ("core-surge-request-direction", lambda c: c["apps"].__setitem__(0, {"kind": "surge", "flows": ["conn.1"],
+                                                                         "request_flows": ["conn.2"]}),
+     "apps[0].request_flows[0]", "must run from conn.1's destination to its source"),
     ("core-fs-max-idle", lambda c: c["flows"][0].update(startup={"kind": "fast_start", "max_idle_s": 0}),
      "flows[0] (conn.1).startup.max_idle_s", "0"),
 ]

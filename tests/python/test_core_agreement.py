@@ -121,6 +121,9 @@ def test_every_schema_field_is_in_the_maximal_scenario() -> None:
         schema.CbrCross: raw["cross"][1],
         schema.TraceOptions: raw["trace"],
     }
+    # The Web app's page sources exclude each other: the union of the www groups sets them all.
+    webs = [f["app"] for f in raw["flows"] if f.get("app", {}).get("kind") == "web"]
+    assert not set(schema.WebApp.model_fields) - set().union(*webs), "every_field.toml: set every WebApp field in a www group"
     for model, table in tables.items():
         # `at` (per hop) and src/dst exclude each other: each is set in one of the two.
         unset = set(model.model_fields) - set(table) - ({"at"} if "src" in table else {"src", "dst"})

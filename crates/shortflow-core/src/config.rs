@@ -1045,6 +1045,13 @@ pub enum AppConfig {
     },
     /// ON/OFF source over UDP (ns-2 `Application/Traffic/Pareto` or `/Exponential`).
     OnOff(OnOffConfig),
+    /// SURGE-like Web user equivalents (P4 Figs. 4-6; Barford & Crovella 1998): each
+    /// user alternates pages and think times; a page's objects are fetched one after
+    /// another, each over a fresh connection (HTTP/1.0), after a one-segment request.
+    Surge(SurgeConfig),
+    /// Web page downloads between client–server pairs (thesis ch. 4–5, spec part E):
+    /// `traffic/web.rs`.
+    Web(WebConfig),
     /// Constant bit rate over UDP (ns-2 `Application/Traffic/CBR`).
     Cbr {
         flow: String,
@@ -1056,6 +1063,107 @@ pub enum AppConfig {
         #[serde(default = "d_udp_pkt")]
         packet_size: u32,
     },
+}
+
+/// A Web workload (thesis ch. 4–5, spec part E; behaviour in `traffic/web.rs`). Each
+/// pair is one client and one server host; its connections are TCP flows from the
+/// server (data sender) to the client, used in the order listed: HTTP/1.0 takes a fresh
+/// one per object, the persistent modes keep one open (a fresh one after the server's
+/// idle close). Pages repeat `n_pages` times per pair, `think_s` after the previous
+/// page's last byte.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebConfig {
+    pub pairs: Vec<WebPairConfig>,
+    /// `seq` (HTTP/1.0 sequential), `conc` (HTTP/1.0, the HTML then up to `parallel`
+    /// image connections at once), `persistent` (one connection, one request at a
+    /// time), `getlist` (one connection, the image requests pipelined back to back
+    /// after the HTML), `getall` (one request returns the HTML and every image).
+    pub mode: String,
+    /// `conc`: image connections open at once (default: every image of the page).
+    #[serde(default)]
+    pub parallel: Option<u32>,
+    /// Fixed pages, used in turn (page k is `pages[k % len]`).
+    #[serde(default)]
+    pub pages: Vec<WebPageConfig>,
+    /// Pages drawn from distributions (the app's own random stream) instead.
+    #[serde(default)]
+    pub random_page: Option<RandomPageConfig>,
+    /// Pages per pair, one after the other.
+    #[serde(default = "d_pages")]
+    pub n_pages: u32,
+    /// Client think time between a page's last byte and the next page's first action (s).
+    #[serde(default)]
+    pub think_s: f64,
+    /// Server processing time between a request's arrival and its response (s).
+    #[serde(default)]
+    pub server_think_s: f64,
+    /// Request size (payload bytes; each request is one packet client → server).
+    #[serde(default = "d_request_bytes")]
+    pub request_bytes: u32,
+    /// First page of every pair at `start_s` plus a uniform draw in [0, start_jitter_s).
+    #[serde(default)]
+    pub start_s: f64,
+    #[serde(default)]
+    pub start_jitter_s: f64,
+    /// Persistent modes: the server closes a connection idle this long (s); the next
+    /// page then opens a fresh one. None: never.
+    #[serde(default)]
+    pub idle_close_s: Option<f64>,
+    /// A lost control packet (SYN or request) is sent again after this long, doubling
+    /// per attempt (s). ns-2/BSD initial RTO: 3 s.
+    #[serde(default = "d_ctl_rto")]
+    pub ctl_rto_s: f64,
+}
+fn d_pages() -> u32 {
+    1
+}
+fn d_request_bytes() -> u32 {
+    300
+}
+fn d_ctl_rto() -> f64 {
+    3.0
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebPairConfig {
+    /// Name of the pair in the results (`pages.pair`, `objects.pair`).
+    pub name: String,
+    /// The pair's connections: TCP flows from the server to the client.
+    pub conns: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebPageConfig {
+    pub html_bytes: u64,
+    #[serde(default)]
+    pub image_bytes: Vec<u64>,
+}
+
+/// A page drawn at random: the HTML's and each image's size from their distributions,
+/// the number of images uniform in [images_min, images_max].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RandomPageConfig {
+    pub html: SizeDist,
+    pub image: SizeDist,
+    pub images_min: u32,
+    pub images_max: u32,
+}
+
+/// An object-size distribution (bytes; draws are rounded up to whole bytes, at least 1).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SizeDist {
+    Fixed { bytes: u64 },
+    Exponential { mean_bytes: f64 },
+    /// Pareto with this mean and shape (> 1): scale = mean (shape - 1) / shape.
+    Pareto { mean_bytes: f64, shape: f64 },
+    Uniform { min_bytes: u64, max_bytes: u64 },
+    /// Lognormal with this median and sigma of the underlying normal.
+    Lognormal { median_bytes: f64, sigma: f64 },
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -1097,6 +1205,85 @@ fn d_shape() -> f64 {
 pub enum OnOffDist {
     Pareto,
     Exponential,
+}
+
+/// SURGE-like Web users (`traffic/surge.rs`). Defaults: the SURGE distributions as
+/// spec fairshare-and-sizebased B.7.3 gives them.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SurgeConfig {
+    /// One response connection per user (server -> client), TCP.
+    pub flows: Vec<String>,
+    /// The matching request connections (client -> server), TCP, same length.
+    pub request_flows: Vec<String>,
+    /// Each user's first page starts uniformly in [start_s, start_s + start_jitter_s).
+    #[serde(default)]
+    pub start_s: f64,
+    #[serde(default)]
+    pub start_jitter_s: f64,
+    /// No page starts at or after this time (objects of a page in progress finish).
+    #[serde(default)]
+    pub stop_s: Option<f64>,
+    /// Request size (bytes); default one segment of the request connection.
+    #[serde(default)]
+    pub request_bytes: Option<u64>,
+    /// Object size body: lognormal, parameters of ln(bytes).
+    #[serde(default = "d_surge_mu")]
+    pub size_mu: f64,
+    #[serde(default = "d_surge_sigma")]
+    pub size_sigma: f64,
+    /// Object size tail: Pareto with scale `tail_k_bytes` and shape `tail_alpha`,
+    /// replacing lognormal draws above `tail_k_bytes` (continuous CDF).
+    #[serde(default = "d_surge_tail_k")]
+    pub tail_k_bytes: f64,
+    #[serde(default = "d_surge_tail_alpha")]
+    pub tail_alpha: f64,
+    /// Object sizes are capped here (bytes).
+    #[serde(default = "d_surge_max_object")]
+    pub max_object_bytes: u64,
+    /// Objects per page: floor of a Pareto(`objects_k`, `objects_alpha`) draw.
+    #[serde(default = "d_one")]
+    pub objects_k: f64,
+    #[serde(default = "d_surge_objects_alpha")]
+    pub objects_alpha: f64,
+    /// Active OFF time between a page's objects: Weibull (shape, scale in s).
+    #[serde(default = "d_surge_active_shape")]
+    pub active_off_shape: f64,
+    #[serde(default = "d_surge_active_scale")]
+    pub active_off_scale_s: f64,
+    /// Inactive OFF (think) time between pages: Pareto (scale in s, shape).
+    #[serde(default = "d_one")]
+    pub think_k_s: f64,
+    #[serde(default = "d_surge_think_alpha")]
+    pub think_alpha: f64,
+}
+
+fn d_surge_mu() -> f64 {
+    9.357
+}
+fn d_surge_sigma() -> f64 {
+    1.318
+}
+fn d_surge_tail_k() -> f64 {
+    133_000.0
+}
+fn d_surge_tail_alpha() -> f64 {
+    1.1
+}
+fn d_surge_max_object() -> u64 {
+    10_000_000
+}
+fn d_surge_objects_alpha() -> f64 {
+    2.43
+}
+fn d_surge_active_shape() -> f64 {
+    1.46
+}
+fn d_surge_active_scale() -> f64 {
+    0.382
+}
+fn d_surge_think_alpha() -> f64 {
+    1.5
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

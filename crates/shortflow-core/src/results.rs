@@ -108,6 +108,34 @@ pub struct CcTrace {
     pub value: Vec<f64>,
 }
 
+impl PageTable {
+    /// Append every row of `o`.
+    pub fn extend(&mut self, o: &PageTable) {
+        self.pair.extend_from_slice(&o.pair);
+        self.page.extend_from_slice(&o.page);
+        self.start_s.extend_from_slice(&o.start_s);
+        self.end_s.extend_from_slice(&o.end_s);
+        self.download_s.extend_from_slice(&o.download_s);
+        self.objects.extend_from_slice(&o.objects);
+        self.bytes.extend_from_slice(&o.bytes);
+        self.conns_opened.extend_from_slice(&o.conns_opened);
+    }
+}
+
+impl ObjectTable {
+    /// Append every row of `o`.
+    pub fn extend(&mut self, o: &ObjectTable) {
+        self.pair.extend_from_slice(&o.pair);
+        self.page.extend_from_slice(&o.page);
+        self.object.extend_from_slice(&o.object);
+        self.bytes.extend_from_slice(&o.bytes);
+        self.conn.extend_from_slice(&o.conn);
+        self.request_s.extend_from_slice(&o.request_s);
+        self.end_s.extend_from_slice(&o.end_s);
+        self.time_s.extend_from_slice(&o.time_s);
+    }
+}
+
 impl CcTrace {
     /// One decision of `flow` at `time_s`.
     pub fn push(&mut self, flow: &str, time_s: f64, decision: u32, metrics: &[(&'static str, f64)]) {
@@ -119,6 +147,41 @@ impl CcTrace {
             self.value.push(v);
         }
     }
+}
+
+/// Web workloads (`traffic/web.rs`): one row per page of a client–server pair. A page
+/// still under way when the run stopped has `end_s`/`download_s` NaN.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PageTable {
+    pub pair: Vec<String>,
+    /// Index of the page within its pair (0-based).
+    pub page: Vec<u32>,
+    /// The client's first action (its SYN or request for the HTML).
+    pub start_s: Vec<f64>,
+    /// The last byte of the last object reached the client.
+    pub end_s: Vec<f64>,
+    pub download_s: Vec<f64>,
+    /// Objects of the page (the HTML and its images).
+    pub objects: Vec<u32>,
+    pub bytes: Vec<u64>,
+    /// Fresh connections the page opened (SYN exchanges).
+    pub conns_opened: Vec<u32>,
+}
+
+/// Web workloads: one row per object of a page (object 0 is the HTML).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ObjectTable {
+    pub pair: Vec<String>,
+    pub page: Vec<u32>,
+    pub object: Vec<u32>,
+    pub bytes: Vec<u64>,
+    /// The connection (flow name) it travelled on.
+    pub conn: Vec<String>,
+    /// The client sent its request (or the SYN carrying it).
+    pub request_s: Vec<f64>,
+    /// Its last byte reached the client (NaN: not yet).
+    pub end_s: Vec<f64>,
+    pub time_s: Vec<f64>,
 }
 
 /// Engine counters, for benchmarks and sanity.
@@ -140,5 +203,7 @@ pub struct RunResults {
     pub cwnd: CwndTrace,
     pub startup: StartupTrace,
     pub cc: CcTrace,
+    pub pages: PageTable,
+    pub objects: ObjectTable,
     pub stats: RunStats,
 }

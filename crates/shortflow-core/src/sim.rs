@@ -29,6 +29,9 @@ enum AgentRef {
     Sender(u32),
     Sink(u32),
     UdpSink(u32),
+    /// The server endpoint of a Web workload (the application's index): control
+    /// packets (SYNs, requests) are delivered to it.
+    WebServer(u32),
 }
 
 /// Per-flow handles.
@@ -215,10 +218,22 @@ impl Simulation {
                 src: node_ix[fl.src.as_str()],
                 dst: node_ix[fl.dst.as_str()],
                 packet_size: fl.tcp.packet_size,
+                sink: fa.sink,
+                header_size: fl.tcp.header_size,
+                syn: fl.tcp.syn,
             })
             .collect();
         let mut sched = Scheduler::new();
-        let apps = build_apps(&cfg, &infos, &mut sched)?;
+        let mut apps = build_apps(&cfg, &infos, &mut sched)?;
+        // Web workloads: one server endpoint agent per client–server pair.
+        for (ai, app) in apps.list.iter_mut().enumerate() {
+            if let crate::traffic::App::Web(w) = app {
+                for pair in &mut w.pairs {
+                    pair.server_agent = agents.len() as u32;
+                    agents.push(AgentRef::WebServer(ai as u32));
+                }
+            }
+        }
         Ok(Simulation {
             cfg,
             sched,
@@ -298,6 +313,7 @@ impl Simulation {
                         AgentRef::Sender(i) => senders.recv(&mut cx, i, pkt),
                         AgentRef::Sink(i) => sinks[i as usize].recv(&mut cx, pkt),
                         AgentRef::UdpSink(i) => udp_sinks[i as usize].recv(&mut cx, pkt),
+                        AgentRef::WebServer(a) => apps.web_recv(&mut cx, senders, sinks, a, pkt),
                     }
                 }
             }
@@ -307,12 +323,12 @@ impl Simulation {
                 match agents[agent as usize] {
                     AgentRef::Sender(i) => senders.timer(&mut cx, i, timer, gen),
                     AgentRef::Sink(i) => sinks[i as usize].timer(&mut cx, timer, gen),
-                    AgentRef::UdpSink(_) => {}
+                    AgentRef::UdpSink(_) | AgentRef::WebServer(_) => {}
                 }
             }
-            Event::App { app, token } => apps.event(&mut Ctx { sched, net, shared }, senders, app, token),
+            Event::App { app, token } => apps.event(&mut Ctx { sched, net, shared }, senders, sinks, app, token),
             Event::Element { elem, token } => {
-                Self::element_event(&mut Ctx { sched, net, shared }, senders, sinks, udp_sinks, agents, elem, token)
+                Self::element_event(&mut Ctx { sched, net, shared }, senders, sinks, udp_sinks, agents, apps, elem, token)
             }
         }
     }
@@ -323,12 +339,14 @@ impl Simulation {
     /// line (+3.5% instructions on bench a).
     #[cold]
     #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
     fn element_event(
         cx: &mut Ctx,
         senders: &mut TcpSenders,
         sinks: &mut [TcpSink],
         udp_sinks: &mut [UdpSinkStat],
         agents: &[AgentRef],
+        apps: &mut Apps,
         elem: u32,
         token: u32,
     ) {
@@ -339,23 +357,34 @@ impl Simulation {
                     AgentRef::Sender(i) => senders.recv(cx, i, pkt),
                     AgentRef::Sink(i) => sinks[i as usize].recv(cx, pkt),
                     AgentRef::UdpSink(i) => udp_sinks[i as usize].recv(cx, pkt),
+                    AgentRef::WebServer(a) => apps.web_recv(cx, senders, sinks, a, pkt),
                 }
             }
         }
         cx.net.recycle_released(released);
     }
 
+    /// Hand the agents' notices to the applications; notices raised while doing so
+    /// are handled too, at the same time.
     fn handle_notices(&mut self) {
-        let notices = std::mem::take(&mut self.shared.notices);
         let now = self.sched.now();
-        for n in &notices {
-            let Notice::TransferDone { flow, .. } = *n;
-            self.apps.transfer_done(flow, now, &mut self.sched);
-        }
-        let mut v = notices;
-        v.clear();
-        if self.shared.notices.is_empty() {
-            self.shared.notices = v;
+        while !self.shared.notices.is_empty() {
+            let notices = std::mem::take(&mut self.shared.notices);
+            let Simulation { sched, net, shared, senders, sinks, apps, .. } = self;
+            for &n in &notices {
+                if apps.web_notice(&mut Ctx { sched, net, shared }, senders, sinks, n) {
+                    continue;
+                }
+                if let Notice::TransferDone { flow, .. } = n {
+                    apps.transfer_done(flow, now, sched);
+                }
+            }
+            let mut v = notices;
+            v.clear();
+            if self.shared.notices.is_empty() {
+                self.shared.notices = v;
+                break;
+            }
         }
     }
 
@@ -441,6 +470,17 @@ impl Simulation {
             r.packets = p.clone();
         }
         r.startup = self.shared.startup_trace.clone();
+        for app in &self.apps.list {
+            match app {
+                crate::traffic::App::Web(w) => {
+                    let rows = w.rows(names);
+                    r.pages.extend(&rows.pages);
+                    r.objects.extend(&rows.objects);
+                }
+                crate::traffic::App::Surge(sg) => sg.rows(names, &mut r.objects),
+                _ => {}
+            }
+        }
         r.stats = RunStats {
             events: self.sched.fired,
             data_pkts_delivered: self.net.delivered_data,

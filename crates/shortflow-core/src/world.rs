@@ -26,6 +26,9 @@ pub struct TransferRec {
 pub enum Notice {
     /// Transfer `transfer` (index into `Shared::transfers`) of `flow` completed.
     TransferDone { flow: u32, transfer: u32 },
+    /// The sink of `flow` holds every segment up to `seq` in order (it asked to be told,
+    /// `TcpSink::notify_seq`): the client side of a Web connection.
+    Delivered { flow: u32, seq: i64 },
 }
 
 #[derive(Default)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from rich.markup import escape
@@ -132,13 +132,16 @@ def _asym(quick: bool, jobs: int, out: Optional[Path]) -> None:
 
 @app.command("vienna")
 def vienna_cmd(
-    quick: bool = typer.Option(False, "--quick", help="Reduced run: 2 seeds, 150 s of Fig. 3."),
+    quick: bool = typer.Option(False, "--quick", help="Reduced run: 2 seeds, 150 s of Fig. 3; Figs. 5-6 at 3 loads, "
+                                                    "150-200 s, 1 seed."),
     out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/repro-vienna[-quick])."),
 ) -> None:
-    """TCP Vienna (Ziegler et al., size-based congestion control): Fig. 1 (model) and Fig. 3 (one Vienna flow under
-    random loss, literal and doubling evaluation schedules, 100 and 20 ms) with a claims table.
+    """TCP Vienna (Ziegler et al., size-based congestion control): Fig. 1 (model), Fig. 3 (one Vienna flow under
+    random loss, literal and doubling evaluation schedules, 100 and 20 ms) and Figs. 5-6 (SURGE Web users over a
+    parking lot with 1 and 9 congested hops: mean slowdown, drop probability, response-time quantiles of
+    TCP-V1/V2 and NewReno R1/R2) with a claims table.
 
-    Writes fig1/fig3 .csv/.png, claims.json and claims.md into --out. Figs. 4-6 are listed as not run.
+    Writes fig1/fig3/fig5/fig6 .csv/.png, web_runs.csv, claims.json and claims.md into --out.
     """
     friendly(_vienna)(quick, out)
 
@@ -149,15 +152,7 @@ def _vienna(quick: bool, out: Optional[Path]) -> None:
     mode = "quick" if quick else "full"
     out = out or Path("out") / ("repro-vienna" + ("-quick" if quick else ""))
     rep = run(out, mode=mode, log=lambda m: err_console.print(f"[dim]{escape(m)}[/]"))
-    t = Table(title=f"TCP Vienna claims ({mode} mode, {rep.wall_s:.0f} s)", title_justify="left")
-    for c in ("id", "criterion", "verdict", "ours"):
-        t.add_column(c, overflow="fold")
-    mark = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "–"}
-    for c in rep.claims:
-        t.add_row(c.id, c.source, mark[c.passed], escape(c.measured))
-    out_console.print(t)
-    out_console.print(f"{len(rep.passed)}/{sum(c.passed is not None for c in rep.claims)} evaluated claims pass; "
-                      f"claims: {rep.out / 'claims.md'}", highlight=False)
+    _print_claims(rep, f"TCP Vienna claims ({mode} mode, {rep.wall_s:.0f} s)", "–")
 
 
 @app.command("faststart")
@@ -194,3 +189,39 @@ def _faststart(quick: bool, jobs: int, out: Optional[Path], progress: bool) -> N
     con.print(t)
     con.print(f"{len(rep.passed)}/{sum(c.passed is not None for c in rep.claims)} claims pass; "
               f"claims: {rep.out / 'claims.md'}, {rep.out / 'claims.json'}", highlight=False)
+
+
+@app.command("web")
+def web_cmd(
+    quick: bool = typer.Option(False, "--quick", help="Reduced run: 1, 5 and 10 images; no concurrent HTTP/1.0 series."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/repro-web[-quick])."),
+) -> None:
+    """Web transfers (Padmanabhan's thesis ch. 4-5): Figs. 4.2 (model and simulator), 4.3, and the ch. 5 testbed
+    comparisons simulated (Figs. 5.6, 5.7: HTTP/1.0 vs persistent vs pipelined P-HTTP) with a claims table.
+
+    Writes fig4_2/fig4_3/fig5_6/fig5_7 .csv/.png, claims.json and claims.md into --out. The TCP-session results
+    (ch. 6-7) and the trace study are listed as not yet run.
+    """
+    friendly(_web)(quick, out)
+
+
+def _web(quick: bool, out: Optional[Path]) -> None:
+    from .web import run
+
+    mode = "quick" if quick else "full"
+    out = out or Path("out") / ("repro-web" + ("-quick" if quick else ""))
+    rep = run(out, mode=mode, log=lambda m: err_console.print(f"[dim]{escape(m)}[/]"))
+    _print_claims(rep, f"Web transfer claims ({mode} mode, {rep.wall_s:.0f} s)", "not yet run")
+
+
+def _print_claims(rep: Any, title: str, no_verdict: str) -> None:
+    """The claims of a ``repro.claims.Report``: id, criterion source, verdict, our number."""
+    t = Table(title=title, title_justify="left")
+    for c in ("id", "criterion", "verdict", "ours"):
+        t.add_column(c, overflow="fold")
+    mark = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: no_verdict}
+    for c in rep.claims:
+        t.add_row(c.id, c.source, mark[c.passed], escape(c.measured))
+    out_console.print(t)
+    out_console.print(f"{len(rep.passed)}/{sum(c.passed is not None for c in rep.claims)} evaluated claims pass; "
+                      f"claims: {rep.out / 'claims.md'}", highlight=False)

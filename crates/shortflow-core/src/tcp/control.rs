@@ -141,6 +141,23 @@ impl ControlBlock {
         }
     }
 
+    /// Back to a new connection's state (`TcpConn::renew`): the window and ssthresh
+    /// as `new` sets them, a fresh RTT estimator (same boot time) and a fresh
+    /// congestion-control rule (its decision log, the `cc` table, restarts with it); no
+    /// plan. The start-up policy is kept (its caches outlive connections).
+    pub(crate) fn renew(&mut self, p: &TcpParams) {
+        let t = &mut self.tcb;
+        t.cwnd = if p.syn && p.delay_growth { 1.0 } else { t.initial_window() };
+        t.ssthresh = if p.initial_ssthresh > 0 { p.initial_ssthresh } else { p.wnd as i32 };
+        t.dupwnd = 0;
+        t.last_cwnd_action = CwndAction::None;
+        t.first_decrease = true;
+        self.rtt = RttEstimator::new(&p.rtt, self.rtt.boot_time);
+        self.cc = AnyCc::from_config("tcp", &p.cc, p.maxburst.max(0) as u32).expect("TcpParams::from_config validated the rule");
+        self.end_plan();
+        self.burst_wait = false;
+    }
+
     /// Does this block serve more than one connection?
     #[inline]
     pub fn is_shared(&self) -> bool {
@@ -328,6 +345,17 @@ impl TcpSenders {
     /// An infinite source starts on connection `i`.
     pub fn start_infinite(&mut self, cx: &mut Ctx, i: u32) {
         self.with(cx, i, |c, cb, cx| c.start_infinite(cb, cx));
+    }
+
+    /// Connection `i` becomes a fresh connection (`TcpConn::renew`); false if it is
+    /// busy or shares its block (a session's connections are not renewed alone).
+    pub fn renew(&mut self, cx: &mut Ctx, i: u32) -> bool {
+        let c = &mut self.conns[i as usize];
+        let cb = &mut self.cbs[c.cb as usize];
+        if cb.is_shared() {
+            return false;
+        }
+        c.renew(cb, cx)
     }
 
     /// Connection `i` is torn down by its application (`TcpConn::close`).

@@ -409,6 +409,34 @@ impl TcpConn {
         }
     }
 
+    /// Replace this idle connection by a fresh one between the same hosts (an HTTP/1.0
+    /// client opening a new connection per object; ns-2's webtraf recycles its agents
+    /// with `reset`): the window, ssthresh, RTT estimator, back-off and congestion
+    /// control return to a new connection's state, and the duplicate-ack, recovery and
+    /// RTT-timing state is cleared. The sequence space continues, so packets of the old
+    /// connection still in the network are old duplicates to both ends (a new
+    /// connection's distinct port pair); no SYN is sent (packet 0 stays the only one).
+    /// Cumulative counters and the start-up policy's state carry over. Returns false
+    /// (and changes nothing) while data is unacked or a transfer is pending.
+    pub fn renew(&mut self, cb: &mut ControlBlock, _cx: &mut Ctx) -> bool {
+        if self.torn_down || !self.transfers.is_empty() || self.highest_ack < self.t_seqno - 1 || self.t_seqno < self.curseq {
+            return false;
+        }
+        self.rtx_timer.cancel();
+        self.dupacks = 0;
+        self.recover = self.maxseq;
+        self.last_ack = self.highest_ack;
+        self.rtt_active = false;
+        self.rtt_seq = -1;
+        self.firstpartial = false;
+        self.cong_action = false;
+        self.ecn_backoff = false;
+        self.ecn_to_echo = false;
+        self.last_send = None;
+        cb.renew(&self.p);
+        true
+    }
+
     /// Tear the connection down (an application's lifetime ended): nothing more is
     /// sent, its timers are cancelled, later acks are ignored, and the start-up policy
     /// hears `on_close` (it leaves shared state such as a fair-share group).

@@ -28,6 +28,11 @@ pub struct FlowInfo {
     pub dst: u32,
     /// TCP payload bytes per packet.
     pub packet_size: u32,
+    /// Index of the flow's TCP sink, if TCP.
+    pub sink: Option<u32>,
+    /// TCP header bytes, and whether the SYN exchange is modelled (`tcp.syn`).
+    pub header_size: u32,
+    pub syn: bool,
 }
 
 /// Validate `cfg.apps`, build them and schedule their first events.
@@ -254,6 +259,96 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                 udp_src_app[fi as usize] = Some(ai);
                 sched.at(SimTime::from_secs_f64(start), Event::App { app: ai, token: 0 });
                 apps.push(App::Udp(Box::new(UdpSource { flow: fi, node: src, dst_node: dst, dst_agent, gen: UdpGen::OnOff(gen), rng, stop, pkts_sent: 0 })));
+            }
+            AppConfig::Surge(sc) => {
+                if sc.flows.is_empty() {
+                    return Err(err(format!("{f}.flows"), "[]", "a surge workload needs at least one user (a response flow)"));
+                }
+                if sc.request_flows.len() != sc.flows.len() {
+                    return Err(err(
+                        format!("{f}.request_flows"),
+                        sc.request_flows.len(),
+                        format!("needs one request flow per response flow ({})", sc.flows.len()),
+                    ));
+                }
+                let dists = super::surge::SurgeDists::from_config(&f, sc)?;
+                let s0 = secs(&format!("{f}.start_s"), sc.start_s)?;
+                let j = secs(&format!("{f}.start_jitter_s"), sc.start_jitter_s)?;
+                let stop = match sc.stop_s {
+                    Some(t) => Some(time_s(&format!("{f}.stop_s"), t)?),
+                    None => None,
+                };
+                let mut users = Vec::with_capacity(sc.flows.len());
+                let mut by_flow = HashMap::with_capacity(2 * sc.flows.len());
+                let mut resp_flows = Vec::with_capacity(sc.flows.len());
+                let mut psize = 0u64;
+                let mut req_psize = 0u64;
+                for (k, (name, req)) in sc.flows.iter().zip(&sc.request_flows).enumerate() {
+                    let fi = flow_of(format!("{f}.flows[{k}]"), name)?;
+                    let resp_sender = tcp_sender(fi, format!("{f}.flows[{k}]"))?;
+                    claim(fi, format!("{f}.flows[{k}]"), &mut flow_app)?;
+                    let ri = flow_of(format!("{f}.request_flows[{k}]"), req)?;
+                    let req_sender = tcp_sender(ri, format!("{f}.request_flows[{k}]"))?;
+                    claim(ri, format!("{f}.request_flows[{k}]"), &mut flow_app)?;
+                    let (fa, ra) = (flows[fi as usize], flows[ri as usize]);
+                    if ra.src != fa.dst || ra.dst != fa.src {
+                        return Err(err(
+                            format!("{f}.request_flows[{k}]"),
+                            req,
+                            format!("must run from {name}'s destination to its source (the client asks the server)"),
+                        ));
+                    }
+                    let ps = fa.packet_size as u64;
+                    if k > 0 && (ps != psize || ra.packet_size as u64 != req_psize) {
+                        return Err(err(format!("{f}.flows[{k}]"), name, "every user's connections need the same packet sizes"));
+                    }
+                    psize = ps;
+                    req_psize = ra.packet_size as u64;
+                    let mut rng = Rng::for_source(cfg.seed, &format!("surge:{name}"));
+                    let start = s0 + rng.uniform() * j;
+                    let at = time_s(&format!("{f}.start_s"), start)?;
+                    if stop.is_some_and(|t| t <= at) {
+                        return Err(err(format!("{f}.stop_s"), sc.stop_s.unwrap_or_default(), format!("must be after the user's start ({start} s)")));
+                    }
+                    by_flow.insert(fi, (k as u32, false));
+                    by_flow.insert(ri, (k as u32, true));
+                    resp_flows.push(fi);
+                    sched.at(at, Event::App { app: ai, token: super::surge::token(k as u32, 0) });
+                    users.push(super::surge::User { resp_sender, req_sender, rng, pages: 0, left: 0, object: 0, current: None });
+                }
+                let request_bytes = sc.request_bytes.unwrap_or(req_psize);
+                if request_bytes == 0 {
+                    return Err(err(format!("{f}.request_bytes"), 0, "must be at least 1 byte"));
+                }
+                apps.push(App::Surge(Box::new(super::surge::Surge {
+                    users,
+                    dists,
+                    request_pkts: request_bytes.div_ceil(req_psize) as i64,
+                    request_bytes,
+                    packet_size: psize,
+                    stop,
+                    by_flow,
+                    resp_flows,
+                    objects: Vec::new(),
+                })));
+            }
+            AppConfig::Web(wc) => {
+                let mut conn_flows: Vec<Vec<u32>> = Vec::with_capacity(wc.pairs.len());
+                for (k, pc) in wc.pairs.iter().enumerate() {
+                    let mut v = Vec::with_capacity(pc.conns.len());
+                    for (j, name) in pc.conns.iter().enumerate() {
+                        let field = format!("{f}.pairs[{k}].conns[{j}]");
+                        let fi = flow_of(field.clone(), name)?;
+                        tcp_sender(fi, field.clone())?;
+                        claim(fi, field, &mut flow_app)?;
+                        v.push(fi);
+                    }
+                    conn_flows.push(v);
+                }
+                let (w, starts) = super::web::build(&f, wc, cfg.seed, flows, &conn_flows, cfg.flows.len())?;
+                w.schedule_starts(ai, &starts, sched);
+                finite_apps_left += 1;
+                apps.push(App::Web(Box::new(w)));
             }
             AppConfig::Cbr { flow, start_s, stop_s, rate_bps, packet_size } => {
                 let fi = flow_of(format!("{f}.flow"), flow)?;

@@ -4,19 +4,26 @@
 //! - `Ftp`: bulk transfer, finite (one recorded transfer) or infinite.
 //! - `Rounds`: rounds of short transfers over long-lived connections (TCP/SPAND §6.2).
 //! - `Telnet`: ns-2 `Application/Telnet` (tcplib inter-arrivals when `interval` is 0).
+//! - `Web`: Web page downloads between client–server pairs (HTTP/1.0 sequential or
+//!   concurrent, persistent, GETLIST pipelining, GETALL; [`web`]).
 //! - `OnOff` / `Cbr`: UDP sources with ns-2's `Application/Traffic/*` semantics
 //!   (the distributions live in [`dist`]).
+//! - `Surge`: SURGE-like Web users, an object per fresh connection ([`surge`]).
 //!
 //! [`build`] validates the `apps` tables and builds [`Apps`]; the simulation hands
 //! `Event::App` events and completed transfers to [`Apps`].
 
 pub mod build;
 pub mod dist;
+pub mod surge;
+pub mod web;
 
 use crate::config::RoundTiming;
 use crate::engine::{Event, Scheduler};
 use crate::rng::Rng;
 use crate::tcp::control::TcpSenders;
+use crate::tcp::sink::TcpSink;
+use crate::world::Notice;
 use crate::time::SimTime;
 use crate::world::Ctx;
 
@@ -152,6 +159,8 @@ pub enum App {
     Rounds(Box<Rounds>),
     Telnet(Telnet),
     Udp(Box<UdpSource>),
+    Surge(Box<surge::Surge>),
+    Web(Box<web::Web>),
 }
 
 /// Every application of a simulation, and which one drives each flow.
@@ -180,8 +189,13 @@ pub struct Waiter {
 
 impl Apps {
     /// An `Event::App` fired for application `app` with `token`.
-    pub fn event(&mut self, cx: &mut Ctx, senders: &mut TcpSenders, app: u32, token: u32) {
+    pub fn event(&mut self, cx: &mut Ctx, senders: &mut TcpSenders, sinks: &mut [TcpSink], app: u32, token: u32) {
         match &mut self.list[app as usize] {
+            App::Web(w) => {
+                if w.event(cx, senders, sinks, app, token) {
+                    self.finite_left = self.finite_left.saturating_sub(1);
+                }
+            }
             App::Ftp { sender, .. } if token == 1 => senders.close(cx, *sender),
             App::Ftp { sender, bytes, stop, .. } => match bytes {
                 None => {
@@ -221,6 +235,7 @@ impl Apps {
                 cx.sched.after(d, Event::App { app, token: 0 });
             }
             App::Udp(u) => u.fire(cx, app),
+            App::Surge(s) => s.event(cx, senders, token),
         }
     }
 
@@ -260,6 +275,7 @@ impl Apps {
                     }
                 }
             }
+            App::Surge(s) => s.transfer_done(ai, flow, now, sched),
             _ => {}
         }
     }
@@ -274,6 +290,33 @@ impl Apps {
                 w.fired = true;
                 sched.at(now + w.delay, Event::App { app: w.app, token: 0 });
             }
+        }
+    }
+
+    /// A notice for a flow driven by a Web workload (true), handled here with the whole
+    /// context; false: not a Web flow (the caller handles it).
+    pub fn web_notice(&mut self, cx: &mut Ctx, senders: &mut TcpSenders, sinks: &mut [TcpSink], n: Notice) -> bool {
+        let flow = match n {
+            Notice::TransferDone { flow, .. } | Notice::Delivered { flow, .. } => flow,
+        };
+        let Some(ai) = self.flow_app[flow as usize] else { return false };
+        let App::Web(w) = &mut self.list[ai as usize] else { return false };
+        match n {
+            Notice::TransferDone { flow, .. } => w.transfer_done(cx, senders, flow),
+            Notice::Delivered { flow, seq } => {
+                if w.delivered(cx, senders, sinks, ai, flow, seq) {
+                    self.finite_left = self.finite_left.saturating_sub(1);
+                }
+            }
+        }
+        true
+    }
+
+    /// A control packet of Web workload `app` reached its server endpoint.
+    pub fn web_recv(&mut self, cx: &mut Ctx, senders: &mut TcpSenders, sinks: &mut [TcpSink], app: u32, pkt: crate::engine::PktId) {
+        match &mut self.list[app as usize] {
+            App::Web(w) => w.server_recv(cx, senders, sinks, app, pkt),
+            _ => cx.net.pool.free(pkt),
         }
     }
 

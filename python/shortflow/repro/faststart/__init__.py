@@ -26,6 +26,7 @@ from typing import Any, Callable, Optional
 
 import polars as pl
 
+from ..claims import claim_counts
 from ..jsonsafe import clean_json
 from .claims import Claim, evaluate_all
 from .experiments import EXPERIMENTS, LINKS, MODES, ExperimentRun, Settings, find_scenario_dir, run_experiment
@@ -59,8 +60,7 @@ class Report:
     def to_dict(self) -> dict[str, Any]:
         return {
             "mode": self.mode, "settings": self.settings, "wall_s": round(self.wall_s, 2), "generated": self.generated,
-            "counts": {"claims": len(self.claims), "evaluated": sum(c.passed is not None for c in self.claims),
-                       "pass": len(self.passed), "fail": sum(c.passed is False for c in self.claims)},
+            "counts": claim_counts(self.claims),
             "claims": [c.to_dict() for c in self.claims],
             "outputs": self.files,
             "experiments": {k: {"caption": r.exp.caption, "files": [f for _, f in r.exp.files], "overrides": r.changes,

@@ -7,8 +7,10 @@ our number, pass/fail and where the criterion comes from.
     from shortflow.repro import vienna
     report = vienna.run("out/repro-vienna", mode="quick")
 
-Figs. 4-6 (SURGE Web users over a parking lot) are not reproduced yet; the claims table
-lists them as not run. The choices behind every number are in ``scenarios/vienna/common.md``.
+Figs. 4-6 (SURGE Web users over a parking lot with 1 and 9 congested hops; mean slowdown,
+drop probability, response-time quantiles) are in :mod:`.web`, from
+``scenarios/vienna/fig5_n*.toml``. The choices behind every number are in
+``scenarios/vienna/common.md``.
 """
 
 from __future__ import annotations
@@ -16,14 +18,15 @@ from __future__ import annotations
 import json
 import math
 import time
-from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Optional
 
 import polars as pl
 
+from ..claims import Claim, Report, write_claims_markdown
 from ..jsonsafe import clean_json
+from . import web
 
 __all__ = ["run", "Report", "Claim", "MODES"]
 
@@ -33,45 +36,6 @@ MODES = {"full": ((1, 2, 3, 4, 5), 400.0), "quick": ((1, 2), 150.0)}
 #: Fig. 3 variants: (label, schedule, one-way delay in seconds).
 FIG3_VARIANTS = [("literal, 100 ms", "literal", 0.1), ("doubling, 100 ms", "doubling", 0.1),
                  ("doubling, 20 ms", "doubling", 0.02)]
-
-
-@dataclass
-class Claim:
-    id: str
-    figure: str
-    paper: str
-    measured: str
-    rule: str
-    passed: Optional[bool]
-    source: str  # "paper" (a number or statement of P4) or "ours" (our threshold)
-    note: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass
-class Report:
-    mode: str
-    out: Path
-    claims: list[Claim]
-    files: list[str]
-    wall_s: float
-    generated: str
-    settings: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def passed(self) -> list[Claim]:
-        return [c for c in self.claims if c.passed]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "mode": self.mode, "settings": self.settings, "wall_s": round(self.wall_s, 2), "generated": self.generated,
-            "counts": {"claims": len(self.claims), "evaluated": sum(c.passed is not None for c in self.claims),
-                       "pass": len(self.passed), "fail": sum(c.passed is False for c in self.claims)},
-            "claims": [c.to_dict() for c in self.claims],
-            "files": self.files,
-        }
 
 
 # --- Fig. 1: the model --------------------------------------------------------------
@@ -249,20 +213,6 @@ def _plot_fig3(t: pl.DataFrame, path: Path, note: str) -> Path:
     return save(fig, path)
 
 
-def write_claims_markdown(rep: Report, path: Path) -> Path:
-    mark = {True: "pass", False: "**FAIL**", None: "–"}
-    lines = [f"# TCP Vienna claims ({rep.mode} mode)", "",
-             f"{len(rep.passed)}/{sum(c.passed is not None for c in rep.claims)} evaluated claims pass. Generated "
-             f"{rep.generated} by `shortflow repro vienna{' --quick' if rep.mode == 'quick' else ''}` in "
-             f"{rep.wall_s:.0f} s. Choices: `scenarios/vienna/common.md`.", "",
-             "| id | figure | P4 | ours | rule | criterion | verdict | note |", "|---|---|---|---|---|---|---|---|"]
-    for c in rep.claims:
-        cells = [c.id, c.figure, c.paper, c.measured, c.rule, c.source, mark[c.passed], c.note]
-        lines.append("| " + " | ".join(x.replace("|", "/") for x in cells) + " |")
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
 def run(out: str | Path, mode: str = "full", *, log: Optional[Callable[[str], None]] = None) -> Report:
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}: use one of {', '.join(MODES)}")
@@ -280,15 +230,30 @@ def run(out: str | Path, mode: str = "full", *, log: Optional[Callable[[str], No
     t3.write_csv(out / "fig3.csv")
     files += ["fig3.csv", _plot_fig3(t3, out / "fig3.png", note).name]
     claims = fig1_claims(t1) + fig3_claims(t3)
-    claims += [Claim(id=f"fig{n}-not-run", figure=f"Fig. {n}", paper=text, measured="not run", rule="–", passed=None,
-                     source="paper", note="needs the SURGE Web workload over a parking lot (issue 17, later work)")
-               for n, text in ((5, "Vienna improves mean slowdown by a factor 1.3 to 1.8 over NewReno; V2 ≈ V1"),
-                               (6, "Vienna's drop probability slightly above TCP-R2's; shorter response times up to "
-                                   "the 95 % quantile"))]
+    # Figs. 4-6: SURGE Web users over the parking lot.
+    ws = web.WEB_MODES[mode]
+    runs, times = web.web_tables(mode, say)
+    t5 = web.fig5_table(runs, times)
+    runs.write_csv(out / "web_runs.csv")
+    t5.write_csv(out / "fig5.csv")
+    n6, u6 = ws["fig6"]
+    qt = web.quantile_table(times, n6, u6)
+    qt.write_csv(out / "fig6_quantiles.csv")
+    files += ["web_runs.csv", "fig5.csv", "fig6_quantiles.csv",
+              web.plot_fig5(t5, out / "fig5.png", note).name,
+              web.plot_fig6(t5, qt, n6, u6, out / "fig6.png", note).name]
+    claims += web.fig5_claims(t5, Claim) + web.fig6_drop_claims(t5, Claim)
+    claims += web.fig6_quantile_claims(qt, n6, u6, Claim)
     rep = Report(mode, out, claims, files, 0.0, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                  {"seeds": list(seeds), "fig3_duration_s": duration,
-                  "fig3_variants": [{"label": v, "schedule": s, "delay_s": d} for v, s, d in FIG3_VARIANTS]})
+                  "fig3_variants": [{"label": v, "schedule": s, "delay_s": d} for v, s, d in FIG3_VARIANTS],
+                  "web": {"fig6": list(ws["fig6"]), "ablation": {"variants": list(web.ABLATION),
+                                                                   "hops": list(ws["ablation_hops"])},
+                          "hops": {str(n): {"users": list(u), "duration_s": d, "warmup_s": w, "seeds": list(sd)}
+                                   for n, (u, d, w, sd) in ws["hops"].items()}}})
     rep.wall_s = time.perf_counter() - t0
     (out / "claims.json").write_text(json.dumps(clean_json(rep.to_dict()), indent=2) + "\n", encoding="utf-8")
-    write_claims_markdown(rep, out / "claims.md")
+    write_claims_markdown(rep, out / "claims.md",
+                          title="TCP Vienna claims",
+                          name="vienna", source="P4", no_verdict="–")
     return rep

@@ -100,6 +100,9 @@ pub struct Vienna {
     transfer: i64,
     /// V2: highest new segment sent.
     highest_sent: i64,
+    /// The first sequence number this connection sent: a renewed connection (a fresh
+    /// one on the same sequence space, `TcpConn::renew`) counts d from there.
+    first_seq: Option<i64>,
     /// The last evaluation's model throughput and B_max (segments/s), for traces.
     pub last_b: f64,
     pub last_b_max: f64,
@@ -164,6 +167,7 @@ impl Vienna {
             evaluations: 0,
             transfer: 0,
             highest_sent: -1,
+            first_seq: None,
             last_b: f64::NAN,
             last_b_max: f64::NAN,
             log: Vec::new(),
@@ -183,7 +187,7 @@ impl Vienna {
     pub fn model_size(&self) -> f64 {
         let d = match self.cfg.size {
             SizeKnowledge::Known => self.transfer,
-            SizeKnowledge::SentSoFar => self.highest_sent + 1,
+            SizeKnowledge::SentSoFar => self.highest_sent + 1 - self.first_seq.unwrap_or(0),
         };
         d.max(1) as f64
     }
@@ -192,6 +196,9 @@ impl Vienna {
     /// (0 before the first sample), `rto_s` the current RTO.
     pub fn count_send(&mut self, t: &Tcb, meta: &SendMeta, srtt_s: f64, rto_s: f64) {
         self.sent += 1;
+        if self.sent == 1 {
+            self.first_seq = Some(meta.seq);
+        }
         if meta.retransmit {
             self.retransmitted += 1;
         } else if meta.seq > self.highest_sent {

@@ -99,6 +99,9 @@ pub struct TcpSink {
     /// ns-2 `bytes_`: in-order bytes received (on-the-wire sizes, as ns-2 counts).
     pub bytes: u64,
     pub pkts_received: u64,
+    /// Tell the application (`Notice::Delivered`) once every segment up to this one has
+    /// arrived in order; `i64::MAX`: nobody asked (one compare per segment).
+    pub notify_seq: i64,
 }
 
 impl TcpSink {
@@ -121,6 +124,7 @@ impl TcpSink {
             held_ecn: 0,
             bytes: 0,
             pkts_received: 0,
+            notify_seq: i64::MAX,
         }
     }
 
@@ -142,6 +146,9 @@ impl TcpSink {
             self.acker.echo_latest(p.ts);
         }
         self.bytes += self.acker.update(p.seqno, p.size);
+        if self.acker.seqno() >= self.notify_seq {
+            self.notify(cx);
+        }
         if p.ect | p.cwr | p.ecn_echo {
             self.held_ecn |= (p.cwr as u8 * HELD_CWR)
                 | ((p.ect && p.ce) as u8 * HELD_CE)
@@ -174,6 +181,19 @@ impl TcpSink {
                 self.timer.resched(cx.sched, after, self.agent, TIMER_DELACK);
             }
         }
+    }
+
+    /// The in-order data reached `notify_seq`: tell the application once.
+    #[cold]
+    #[inline(never)]
+    fn notify(&mut self, cx: &mut Ctx) {
+        self.notify_seq = i64::MAX;
+        cx.shared.notices.push(crate::world::Notice::Delivered { flow: self.flow, seq: self.acker.seqno() });
+    }
+
+    /// In-order data received: the highest sequence number with every one before it.
+    pub fn in_order_seq(&self) -> i64 {
+        self.acker.seqno()
     }
 
     /// ns-2.35: tcp-sink.cc `DelAckSink::timeout`: send the held ack.

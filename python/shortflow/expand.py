@@ -255,7 +255,9 @@ class _Builder:
                 self.fail("topology.server_at", "not a transit router of this graph", t.server_at, routers)
                 return
             self.nodes.append("server")
-            self.links.append(_link("server", t.server_at, spec.model_copy(update={"delay": t.server_delay})))
+            srv_rate = t.server_rate if t.server_rate is not None else t.rate
+            self.links.append(_link("server", t.server_at,
+                                    spec.model_copy(update={"delay": t.server_delay, "rate": srv_rate})))
             self.addresses.update(g.addresses)
             self.addresses["server"] = "10.255.0.1"
 

@@ -409,8 +409,10 @@ class TransitStub(Model):
     graph_seed: Annotated[StrictInt, Field(ge=0, le=2**63 - 1)] = 1
     #: Transit router the server attaches to (P3: "near core routers").
     server_at: str = "t0.0"
-    #: The server's link: ``rate`` and this delay.
+    #: The server's link: this delay, and ``server_rate`` (default: ``rate``, P3's single
+    #: bandwidth for all links).
     server_delay: PosTime = 0.001
+    server_rate: Optional[Rate] = None
 
     @model_validator(mode="after")
     def _delays(self) -> "TransitStub":

@@ -412,6 +412,7 @@ SCENARIO_CASES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
     ("topo-ts-size", put("topology", dict(TS, size=300)), "topology.size", "= 300"),
     ("topo-ts-rate-unitless", put("topology", dict(TS, rate=10)), "topology.rate", "= 10"),
     ("topo-ts-stub-nodes-zero", put("topology", dict(TS, stub_nodes=0)), "topology.stub_nodes", "= 0"),
+    ("topo-ts-server-rate-unitless", put("topology", dict(TS, server_rate=100)), "topology.server_rate", "= 100"),
     ("topo-ts-server-at", put("topology", dict(TS, server_at="s0.1.0")), "topology.server_at", "'s0.1.0'"),
     ("topo-ts-uniform-euclid", put("topology", dict(TS, uniform=["5ms", "50ms"])), "topology",
      "'uniform' applies"),

@@ -153,3 +153,10 @@ def test_transit_stub_runs() -> None:
     f = r.flows
     assert f.height > 10
     assert f["bytes_acked"].sum() > 0
+
+
+def test_transit_stub_server_rate() -> None:
+    cfg = Scenario.from_dict(_ts(size=200, server_rate="100Mb")).to_sim_config(seed=1)
+    srv = [ln for ln in cfg["links"] if "server" in (ln["src"], ln["dst"])]
+    assert [ln["rate_bps"] for ln in srv] == [100e6]
+    assert {ln["rate_bps"] for ln in cfg["links"] if ln not in srv} == {10e6}

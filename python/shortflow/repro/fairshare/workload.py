@@ -122,16 +122,21 @@ def server_throughput(results: dict[str, Any]) -> dict[str, Any]:
 
 
 def transit_stub(file: str, scheme: str, seed: int, bandwidth_bps: float = 10e6, iat_s: Optional[float] = None,
-                 life_mean_s: float = 100.0, shape: float = 1.35, duration_s: float = 3000.0) -> dict[str, Any]:
+                 life_mean_s: float = 100.0, shape: float = 1.35, duration_s: float = 3000.0,
+                 server_rate_bps: Optional[float] = None) -> dict[str, Any]:
     """The core configuration of one run on ``scenarios/fairshare/<file>`` (``ts200.toml``
     or ``ts600.toml``): every link at ``bandwidth_bps``, the server connections' mean
-    inter-arrival ``iat_s`` (None: the file's), Pareto lifetimes of mean ``life_mean_s``."""
+    inter-arrival ``iat_s`` (None: the file's), Pareto lifetimes of mean ``life_mean_s``;
+    ``server_rate_bps`` sets the server's own link (None: ``bandwidth_bps`` like every
+    link, P3's "single value for all links")."""
     from ...scenario import Scenario
 
     base = base_scenario(file)
     raw = copy.deepcopy(base.raw)
     raw["duration"] = _time(duration_s)
     raw["topology"]["rate"] = f"{bandwidth_bps:.12g}b"
+    if server_rate_bps is not None:
+        raw["topology"]["server_rate"] = f"{server_rate_bps:.12g}b"
     for w in raw["workloads"]:
         if w["name"] == "srv":
             if iat_s is not None:

@@ -337,16 +337,21 @@ class _Builder:
             for i, (s, d) in enumerate(eps, start=1):
                 fname = f"{g.name}.{i}"
                 names.append(fname)
-                f: dict[str, Any] = {"name": fname, "src": s, "dst": d}
-                if tcp:
-                    f["tcp"] = dict(tcp)
-                if sink:
-                    f["sink"] = dict(sink)
-                if startup is not None:
-                    f["startup"] = dict(startup)
-                self.flows.append(f)
+                self.add_tcp_flow(fname, s, d, tcp, sink, startup)
             if g.app is not None and names:
                 self.app(where, g, names)
+
+    def add_tcp_flow(self, name: str, src: str, dst: str, tcp: dict[str, Any], sink: dict[str, Any],
+                     startup: Optional[dict[str, Any]]) -> None:
+        """One TCP flow of the core configuration (only the settings the scenario gives)."""
+        f: dict[str, Any] = {"name": name, "src": src, "dst": dst}
+        if tcp:
+            f["tcp"] = dict(tcp)
+        if sink:
+            f["sink"] = dict(sink)
+        if startup is not None:
+            f["startup"] = dict(startup)
+        self.flows.append(f)
 
     def connection_settings(self, where: str, g: Any, gateways_declared: list[str]
                             ) -> tuple[dict[str, Any], dict[str, Any], Optional[dict[str, Any]]]:
@@ -440,14 +445,7 @@ class _Builder:
                     nth[j] += 1
                     conns.append((f"{w.name}.{j + 1}.{nth[j]}", pairs[j][0], pairs[j][1], t, d))
             for fname, s, d, t, life_s in conns:
-                f: dict[str, Any] = {"name": fname, "src": s, "dst": d}
-                if tcp:
-                    f["tcp"] = dict(tcp)
-                if sink:
-                    f["sink"] = dict(sink)
-                if startup is not None:
-                    f["startup"] = dict(startup)
-                self.flows.append(f)
+                self.add_tcp_flow(fname, s, d, tcp, sink, startup)
                 app: dict[str, Any] = {"kind": "ftp", "flow": fname, "start_s": _clean(t)}
                 if life_s is not None:
                     app["duration_s"] = _clean(life_s)

@@ -100,3 +100,17 @@ def test_claims_from_synthetic_rows() -> None:
     assert got["fig3a-miss"] == (3.0, True) and got["fig3a-js"] == (1.5, False)
     assert got["fig3b-liss"] == (1.0, True)
     assert "fig20-averaged" not in got and "fig11b-miss" not in got
+
+
+def test_fig8_claims_compare_the_gain_at_the_two_shapes() -> None:
+    from shortflow.repro.fairshare import claims
+
+    def row(scheme: str, x: float, i5: int) -> dict:
+        return {"fig": "fig8", "scheme": scheme, "seed": 1, "x": x, "initial": [i5] * 10, "total": 1000,
+                "connections": 1, "drops": 0}
+
+    rows = [row(s, 1.05, 300 if s != "reno" else 100) for s in ("reno", "liss", "iss", "miss", "js")]
+    rows += [row(s, 1.95, 150 if s != "liss" else 500) for s in ("reno", "liss", "iss", "miss", "js")]
+    got = {c["id"]: (c["ours"], c["pass"]) for c in claims(rows)}
+    assert got["fig8a-iss"] == (3.0, True)  # 3x Reno at 1.05, 1x at 1.95
+    assert got["fig8a-liss"] == (0.9, False)  # 3x Reno at 1.05, 3.33x at 1.95: the gain did not grow

@@ -84,11 +84,15 @@ def experiments(mode: str) -> list[Experiment]:
                    3000.0, (("life_mean_s", 5.0),)),
         Experiment("fig18", "ts200.toml", "bandwidth_bps", (4 * mb, 10 * mb, 16 * mb), five, (1,), 600.0,
                    (("life_mean_s", 5.0),)),
+        Experiment("fig4", "homogeneous.toml", "delay_s", (0.01, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15), five, (1,),
+                   3000.0, (("bandwidth_bps", 20 * mb),)),
+        Experiment("fig8", "homogeneous.toml", "shape", (1.05, 1.2, 1.35, 1.5, 1.65, 1.8, 1.95), five, (1,), 3000.0,
+                   (("bandwidth_bps", 20 * mb),)),
     ]
 
 
 def _x(axis: str, v: float) -> float:
-    return v / 1e6 if axis == "bandwidth_bps" else v
+    return v / 1e6 if axis == "bandwidth_bps" else round(v * 1000, 6) if axis == "delay_s" else v
 
 
 def one_run(args: tuple[Experiment, str, int, float, str, str]) -> dict[str, Any]:
@@ -231,6 +235,28 @@ def claims(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             _ratio(rows, "fig5", s, _i(5)) for s in ("liss", "iss"))
         add("fig5a-miss-js", "Fig. 5a: MISS and JS higher still", "min(MISS, JS) / max(LISS, ISS) initial 5-s > 1", v,
             v > 1.0)
+    # Fig. 4 (homogeneous, 20 Mb/s, Delay of both core links, 10..150 ms).
+    if _has(rows, "fig4", 10.0) and _has(rows, "fig4", 150.0):
+        v = max(_sum(rows, "fig4", s, _tot, 150.0) / _sum(rows, "fig4", s, _tot, 10.0) for s in SCHEMES)
+        add("fig4b-falls", "Fig. 4b: total throughput falls as Delay grows, for every scheme",
+            "max over schemes of total at 150 ms / total at 10 ms < 1", v, v < 1.0)
+        v = max(_ratio(rows, "fig4", s, _i(5), x) for s in ("miss", "js") for x in (10.0, 25.0, 50.0, 75.0, 100.0,
+                                                                                 125.0, 150.0) if _has(rows, "fig4", x))
+        add("fig4a-miss-js-30x", "Fig. 4a: MISS/JS reach more than 30x Reno's initial 5-s throughput in some cases",
+            "max over delays of MISS/Reno and JS/Reno initial 5-s > 30", v, v > 30.0)
+        v = min(_ratio(rows, "fig4", s, _i(5), 10.0) / _ratio(rows, "fig4", s, _i(5), 150.0) for s in ("liss", "iss"))
+        add("fig4a-liss-iss-small-delay", "Fig. 4a: LISS/ISS gain most at small Delay",
+            "min over LISS, ISS of (ratio to Reno at 10 ms) / (ratio at 150 ms), initial 5-s > 1", v, v > 1.0)
+    # Fig. 8 (homogeneous, 20 Mb/s, Pareto shape of the lifetime, mean 100 s).
+    if _has(rows, "fig8", 1.05) and _has(rows, "fig8", 1.95):
+        for s in ("liss", "iss", "miss", "js"):
+            v = _ratio(rows, "fig8", s, _i(5), 1.05) / _ratio(rows, "fig8", s, _i(5), 1.95)
+            add(f"fig8a-{s}", "Fig. 8a: the smaller the shape (heavier tail), the larger the 5-s gain",
+                f"{NAMES[s]}/Reno initial 5-s at shape 1.05 over the same at 1.95 > 1", v, v > 1.0)
+        for s in ("miss", "js"):
+            v = _ratio(rows, "fig8", s, _tot)
+            add(f"fig8b-{s}", "Fig. 8b: MISS/JS total slightly below Reno",
+                f"{NAMES[s]}/Reno total (summed over the shapes) in [0.9, 1)", v, 0.9 <= v < 1.0)
     # Fig. 17 (homogeneous, short-lived): all four beat Reno on both metrics.
     if _has(rows, "fig17"):
         for s in ("liss", "iss", "miss", "js"):
@@ -344,7 +370,8 @@ def _plot(rows: list[dict[str, Any]], exps: list[Experiment], out: Path) -> None
         axs[0].set_title(f"{e.fig} (a) initial 5-s throughput")
         axs[1].set_title(f"{e.fig} (b) total throughput")
         for a in axs:
-            a.set_xlabel({"bandwidth_bps": "bandwidth (Mb/s)", "iat_s": "mean inter-arrival (s)"}.get(e.axis, e.axis))
+            a.set_xlabel({"bandwidth_bps": "bandwidth (Mb/s)", "iat_s": "mean inter-arrival (s)", "delay_s": "Delay (ms)",
+                          "shape": "Pareto shape of the lifetime"}.get(e.axis, e.axis))
             a.set_ylabel("packets (mean over seeds)")
         axs[0].legend()
         fig.tight_layout()

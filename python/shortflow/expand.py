@@ -28,11 +28,15 @@ from .schema import (
     Dumbbell,
     Explicit,
     FlowGroup,
+    ParetoLifetime,
     FtpApp,
     LinkSpec,
     OnOffCross,
+    PairsFtpWorkload,
+    PoissonFtpWorkload,
     RoundsApp,
     SurgeApp,
+    TransitStub,
     FairShareStartup,
     FastStartStartup,
     ScenarioModel,
@@ -112,6 +116,19 @@ def _connections(m: ScenarioModel) -> list[tuple[str, int, int]]:
         elif isinstance(c.at, list):
             copies = len(c.at)
         out.append((f"cross.{c.name}.count", c.count * copies, 0))
+    end = m.duration if m.duration is not None else m.max_duration
+    for w in m.workloads:
+        # Expected connections: Poisson arrivals over the run (twice the mean, for the
+        # spread), or one per pair (renewed pairs: the run over the shortest lifetime).
+        if isinstance(w, PoissonFtpWorkload):
+            n = int(2 * max(end - w.start, 0.0) / w.interarrival) + 1
+            out.append((f"workloads.{w.name}.interarrival", n, n))
+        else:
+            pairs = len(w.pairs) if isinstance(w.pairs, list) else w.pairs.random
+            per = 1
+            if w.renew and w.lifetime is not None:
+                per = int(2 * end / (w.lifetime.mean * (w.lifetime.shape - 1) / w.lifetime.shape)) + 1
+            out.append((f"workloads.{w.name}.pairs", pairs * per, pairs * per))
     return out
 
 
@@ -227,6 +244,8 @@ class _Builder:
     gateways_used: set[str] = field(default_factory=set)
     gateway_refs: dict[str, str] = field(default_factory=dict)
     addresses: dict[str, str] = field(default_factory=dict)
+    #: The generated graph of a transit_stub topology (``topogen.Graph``).
+    graph: Any = None
 
     def fail(self, path: str, message: str, value: Any = MISSING, candidates: Optional[list[str]] = None) -> None:
         sugg = suggest(str(value), candidates) if candidates and isinstance(value, str) else None
@@ -269,6 +288,30 @@ class _Builder:
                                       "only a duplex link has a reverse direction (this link has duplex = false)",
                                       getattr(ln, name))
                 self.links.append(_link(ln.src, ln.dst, ln, ln.duplex))
+        elif isinstance(t, TransitStub):
+            self.builtin = False
+            from .topogen import transit_stub
+
+            try:
+                g = transit_stub(t.params())
+            except ValueError as e:
+                self.fail("topology", str(e))
+                return
+            self.graph = g
+            spec = LinkSpec.model_construct(rate=t.rate, delay=0.0, queue=t.queue)
+            self.nodes += g.nodes
+            for a, b, ms in g.links:
+                self.links.append(_link(a, b, spec.model_copy(update={"delay": ms / 1000.0})))
+            routers = g.transit_routers()
+            if t.server_at not in routers:
+                self.fail("topology.server_at", "not a transit router of this graph", t.server_at, routers)
+                return
+            self.nodes.append("server")
+            srv_rate = t.server_rate if t.server_rate is not None else t.rate
+            self.links.append(_link("server", t.server_at,
+                                    spec.model_copy(update={"delay": t.server_delay, "rate": srv_rate})))
+            self.addresses.update(g.addresses)
+            self.addresses["server"] = "10.255.0.1"
 
     def _access(self) -> tuple[LinkSpec, LinkSpec]:
         t = self.m.topology
@@ -317,7 +360,7 @@ class _Builder:
             self._assign(f"{where}.src_network", src_network, [s for s, _ in out])
             self._assign(f"{where}.dst_network", dst_network, [d for _, d in out])
             return out
-        nodes = self.m.topology.nodes  # type: ignore[union-attr]
+        nodes = self.nodes
         ok = True
         for end, v in (("src", src), ("dst", dst)):
             if v is None:
@@ -341,21 +384,7 @@ class _Builder:
             where = f"flows.{g.name}"
             eps = self.endpoints(where, g.name, g.count, g.src, g.dst, src_network=g.src_network,
                                  dst_network=g.dst_network)
-            tcp: dict[str, Any] = {}
-            if m.tcp:
-                tcp.update(m.tcp.to_core())
-            if g.tcp:
-                tcp.update(g.tcp.to_core())
-            if g.variant:
-                tcp["variant"] = g.variant
-            self.rto_bounds(where, g, tcp)
-            sink: dict[str, Any] = {}
-            if m.sink:
-                sink.update(m.sink.to_core())
-            if g.sink:
-                sink.update(g.sink.to_core())
-            self.ack_rule(where, g, sink)
-            startup = self.startup(where, g, gateways_declared)
+            tcp, sink, startup = self.connection_settings(where, g, gateways_declared)
             if isinstance(g.app, WebApp):
                 self.web(where, g, eps, tcp, sink, startup)
                 continue
@@ -444,6 +473,104 @@ class _Builder:
         if a.idle_close is not None:
             app["idle_close_s"] = a.idle_close
         self.apps.append(app)
+
+    def connection_settings(self, where: str, g: Any, gateways_declared: list[str]
+                            ) -> tuple[dict[str, Any], dict[str, Any], Optional[dict[str, Any]]]:
+        """(tcp, sink, startup) of a flow group or workload: the scenario's [tcp] and
+        [sink] overridden by the group's, checked (RTO bounds, ack rule)."""
+        m = self.m
+        tcp: dict[str, Any] = {}
+        if m.tcp:
+            tcp.update(m.tcp.to_core())
+        if g.tcp:
+            tcp.update(g.tcp.to_core())
+        if g.variant:
+            tcp["variant"] = g.variant
+        self.rto_bounds(where, g, tcp)
+        sink: dict[str, Any] = {}
+        if m.sink:
+            sink.update(m.sink.to_core())
+        if g.sink:
+            sink.update(g.sink.to_core())
+        self.ack_rule(where, g, sink)
+        return tcp, sink, self.startup(where, g, gateways_declared)
+
+    # -- workloads (connections drawn per seed) ---------------------------------
+
+    def node_set(self, where: str, value: Any) -> list[str]:
+        if value == "stub_hosts":
+            if self.graph is None:
+                self.fail(where, "\"stub_hosts\" needs a transit_stub topology", value)
+                return []
+            return self.graph.stub_hosts()
+        known = set(self.nodes)
+        out = []
+        for i, n in enumerate(value):
+            if n not in known:
+                self.fail(f"{where}[{i}]", "unknown node", n, self.nodes)
+            else:
+                out.append(n)
+        return out
+
+    def workloads(self, end_s: float) -> None:
+        from . import workloads as wl
+
+        declared = list(self.m.gateways)
+        for w in self.m.workloads:
+            where = f"workloads.{w.name}"
+            tcp, sink, startup = self.connection_settings(where, w, declared)
+            life = (w.lifetime.mean, w.lifetime.shape) if isinstance(w.lifetime, ParetoLifetime) else None
+            if w.start >= end_s:
+                self.fail(f"{where}.start", f"not before the end of the run ({end_s:g} s)", w.start)
+                continue
+            conns: list[tuple[str, str, str, float, Optional[float]]] = []
+            if isinstance(w, PoissonFtpWorkload):
+                clients = self.node_set(f"{where}.clients", w.clients)
+                if w.src not in set(self.nodes):
+                    self.fail(f"{where}.src", "unknown node", w.src, self.nodes)
+                    continue
+                if w.src in clients:
+                    self.fail(f"{where}.clients", "contains the source node", w.src)
+                    continue
+                if not clients:
+                    continue
+                for i, (t, d, c) in enumerate(wl.poisson_connections(self.seed, w.name, end_s, w.interarrival,
+                                                                     len(clients), life, w.start), start=1):
+                    conns.append((f"{w.name}.{i}", w.src, clients[c], t, d))
+            else:
+                assert isinstance(w, PairsFtpWorkload)
+                if isinstance(w.pairs, list):
+                    pairs = []
+                    for j, (a, b) in enumerate(w.pairs):
+                        ok = True
+                        for k, n in enumerate((a, b)):
+                            if n not in set(self.nodes):
+                                self.fail(f"{where}.pairs[{j}][{k}]", "unknown node", n, self.nodes)
+                                ok = False
+                        if ok and a == b:
+                            self.fail(f"{where}.pairs[{j}]", "source and sink are the same node", a)
+                            ok = False
+                        if ok:
+                            pairs.append((a, b))
+                    if len(pairs) != len(w.pairs):
+                        continue
+                else:
+                    hosts = self.node_set(f"{where}.pairs.among", w.pairs.among)
+                    if not hosts:
+                        continue
+                    dom = [self.graph.domain[h] for h in hosts]
+                    pairs = [(hosts[a], hosts[b]) for a, b in wl.random_pairs(self.seed, w.name, w.pairs.random, dom)]
+                nth = [0] * len(pairs)
+                for j, t, d in wl.pair_connections(self.seed, w.name, end_s, len(pairs), w.stagger, life, w.renew,
+                                                   w.start):
+                    nth[j] += 1
+                    conns.append((f"{w.name}.{j + 1}.{nth[j]}", pairs[j][0], pairs[j][1], t, d))
+            for fname, s, d, t, life_s in conns:
+                self.flows.append(_flow(fname, s, d, tcp, sink, startup))
+                app: dict[str, Any] = {"kind": "ftp", "flow": fname, "start_s": _clean(t)}
+                if life_s is not None:
+                    app["duration_s"] = _clean(life_s)
+                self.apps.append(app)
 
     def rto_bounds(self, where: str, g: FlowGroup, tcp: dict[str, Any]) -> None:
         """minrto must not exceed maxrto (after merging [tcp], the group's tcp and the core's
@@ -769,6 +896,7 @@ def build_sim_config(m: ScenarioModel, seed: int, source: Optional[str] = None) 
     b.tcp_flows()
     b.cross()
     duration_s, stop = b.duration()
+    b.workloads(duration_s)
     b.starts_before_end(duration_s)
     gws = b.gateways()
     elements = b.elements()

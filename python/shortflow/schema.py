@@ -383,9 +383,70 @@ class Explicit(Model):
     links: Annotated[list[ExplicitLink], Field(min_length=1)]
 
 
+class TransitStub(Model):
+    """A GT-ITM-style transit-stub graph (``shortflow.topogen``; P3 §5.2, spec A.13.2):
+    transit routers ``t<D>.<i>``, stub nodes ``s<D>.<C>.<k>`` with hierarchical addresses
+    ``10.D.C.k+1`` (a /24 is one stub domain), every link at ``rate`` with a delay from
+    the generator, plus a ``server`` node on transit router ``server_at``."""
+
+    kind: Literal["transit_stub"]
+    #: P3's networks: 200 = 4 transit domains x 2 routers x (1 + 3 stubs x 8 nodes),
+    #: 600 = 4 x 6 x (1 + 3 x 8). The four counts below override the preset's.
+    size: Optional[Literal[200, 600]] = None
+    transit_domains: Optional[Annotated[StrictInt, Field(ge=1, le=250)]] = None
+    transit_nodes: Optional[Annotated[StrictInt, Field(ge=1, le=250)]] = None
+    stubs_per_transit: Optional[Annotated[StrictInt, Field(ge=0, le=250)]] = None
+    stub_nodes: Optional[Annotated[StrictInt, Field(ge=1, le=250)]] = None
+    #: Bandwidth of every link (P3: "a single value for all links").
+    rate: Rate
+    queue: Optional[Queue] = None
+    #: Link delays: "euclidean" (edge length x ``ms_per_unit``, as ns-2's GT-ITM converter)
+    #: or "uniform" (drawn from ``uniform``).
+    delay: Literal["euclidean", "uniform"] = "euclidean"
+    ms_per_unit: Optional[Annotated[float, Field(gt=0, le=1e6)]] = None
+    uniform: Optional[Annotated[list[PosTime], Field(min_length=2, max_length=2)]] = None
+    #: Seed of the graph (not the run's seed: every run of a scenario uses one graph).
+    graph_seed: Annotated[StrictInt, Field(ge=0, le=2**63 - 1)] = 1
+    #: Transit router the server attaches to (P3: "near core routers").
+    server_at: str = "t0.0"
+    #: The server's link: this delay, and ``server_rate`` (default: ``rate``, P3's single
+    #: bandwidth for all links).
+    server_delay: PosTime = 0.001
+    server_rate: Optional[Rate] = None
+
+    @model_validator(mode="after")
+    def _delays(self) -> "TransitStub":
+        if self.uniform is not None:
+            if self.delay != "uniform":
+                raise ValueError("'uniform' applies to delay = \"uniform\" only")
+            if self.uniform[0] > self.uniform[1]:
+                raise ValueError(f"'uniform' must be [low, high] with low <= high, got {self.uniform}")
+        if self.ms_per_unit is not None and self.delay != "euclidean":
+            raise ValueError("'ms_per_unit' applies to delay = \"euclidean\" only")
+        return self
+
+    def params(self) -> Any:
+        """The generator's parameters (``topogen.TransitStubParams``)."""
+        from .topogen import TransitStubParams
+
+        preset = {None: {}, 200: {"transit_nodes": 2}, 600: {"transit_nodes": 6}}[self.size]
+        kw: dict[str, Any] = {"transit_domains": 4, "stubs_per_transit": 3, "stub_nodes": 8, **preset}
+        for k in ("transit_domains", "transit_nodes", "stubs_per_transit", "stub_nodes"):
+            v = getattr(self, k)
+            if v is not None:
+                kw[k] = v
+        kw["delay"] = self.delay
+        if self.ms_per_unit is not None:
+            kw["ms_per_unit"] = self.ms_per_unit
+        if self.uniform is not None:
+            kw["uniform_ms"] = (self.uniform[0] * 1000, self.uniform[1] * 1000)
+        return TransitStubParams(seed=self.graph_seed, **kw)
+
+
 Topology = Annotated[
-    Union[Annotated[Dumbbell, Tag("dumbbell")], Annotated[Chain, Tag("chain")], Annotated[Explicit, Tag("explicit")]],
-    _tagged(None, {"parking_lot": "chain", "parkinglot": "chain"}),
+    Union[Annotated[Dumbbell, Tag("dumbbell")], Annotated[Chain, Tag("chain")], Annotated[Explicit, Tag("explicit")],
+          Annotated[TransitStub, Tag("transit_stub")]],
+    _tagged(None, {"parking_lot": "chain", "parkinglot": "chain", "transitstub": "transit_stub"}),
 ]
 
 # --- TCP --------------------------------------------------------------------------
@@ -1096,6 +1157,84 @@ Cross = Annotated[
 ]
 
 
+# --- workloads: connections drawn per seed (``shortflow.workloads``) ----------------
+
+
+class ParetoLifetime(Model):
+    """A connection's lifetime: Pareto with this mean and shape (scale = mean (a-1)/a)."""
+
+    dist: Literal["pareto"]
+    mean: PosTime
+    shape: Annotated[float, Field(gt=1, le=100)]
+
+
+#: A set of nodes: a list of node names, or "stub_hosts" (every stub node of a
+#: transit_stub topology).
+NodeSet = Union[Literal["stub_hosts"], Annotated[list[str], Field(min_length=1)]]
+
+
+class RandomPairs(Model):
+    """``count`` (source, sink) pairs drawn among ``among``, the ends in different stub
+    domains (P3 §5.2's cross traffic)."""
+
+    random: Annotated[StrictInt, Field(ge=1, le=100_000)]
+    among: Literal["stub_hosts"] = "stub_hosts"
+
+
+class _WorkloadBase(KindModel):
+    name: Name
+    variant: Optional[Variant] = None
+    tcp: Optional[TcpOptions] = None
+    sink: Optional[SinkOptions] = None
+    startup: Optional[Startup] = None
+    #: None: every connection runs to the end of the run.
+    lifetime: Optional[ParetoLifetime] = None
+    #: The workload's first arrival/stagger counts from here.
+    start: Time = 0.0
+
+
+class PoissonFtpWorkload(_WorkloadBase):
+    """FTP connections from ``src`` arriving as a Poisson process, each to a client drawn
+    uniformly from ``clients`` (P3: "FTP connections from the server to clients arrive
+    with the exponential distribution")."""
+
+    kind: Literal["poisson_ftp"]
+    src: str
+    clients: NodeSet
+    #: Mean of the exponential inter-arrival times.
+    interarrival: PosTime
+
+
+class PairsFtpWorkload(_WorkloadBase):
+    """One FTP connection per (source, sink) pair, pairs starting at exponentially
+    staggered times (P3's cross traffic: "arrive with the exponential distribution
+    average of 1 s"); with ``lifetime``, ``renew = true`` opens the pair's next
+    connection when one ends (false: the pair is then silent)."""
+
+    kind: Literal["ftp_pairs"]
+    pairs: Annotated[
+        Union[Annotated[Annotated[list[Annotated[list[str], Field(min_length=2, max_length=2)]], Field(min_length=1)],
+                        Tag("pair_list")],
+              Annotated[RandomPairs, Tag("random_pairs")]],
+        Discriminator(lambda v: "random_pairs" if isinstance(v, (dict, RandomPairs)) else "pair_list"),
+    ]
+    #: Mean of the exponential gaps between the pairs' starts.
+    stagger: PosTime
+    renew: bool = False
+
+    @model_validator(mode="after")
+    def _renew(self) -> "PairsFtpWorkload":
+        if self.renew and self.lifetime is None:
+            raise ValueError("'renew' needs a 'lifetime' (without one a connection never ends)")
+        return self
+
+
+Workload = Annotated[
+    Union[Annotated[PoissonFtpWorkload, Tag("poisson_ftp")], Annotated[PairsFtpWorkload, Tag("ftp_pairs")]],
+    _tagged(None),
+]
+
+
 class GatewayOptions(Model):
     """A TCP/SPAND performance gateway."""
 
@@ -1197,6 +1336,8 @@ class ScenarioModel(Model):
     sink: Optional[SinkOptions] = None
     flows: list[FlowGroup] = Field(default_factory=list)
     cross: list[Cross] = Field(default_factory=list)
+    #: Connections drawn per seed (Poisson arrivals, staggered pairs, Pareto lifetimes).
+    workloads: list[Workload] = Field(default_factory=list)
     gateways: dict[Name, GatewayOptions] = Field(default_factory=dict)
     #: IPv4 address per node name (others get 10.x.y.z from their index).
     addresses: dict[str, Address] = Field(default_factory=dict)
@@ -1218,7 +1359,8 @@ class ScenarioModel(Model):
     @model_validator(mode="after")
     def _names(self) -> "ScenarioModel":
         seen: dict[str, str] = {}
-        for where, group in [("flows", g) for g in self.flows] + [("cross", c) for c in self.cross]:
+        for where, group in ([("flows", g) for g in self.flows] + [("cross", c) for c in self.cross]
+                             + [("workloads", w) for w in self.workloads]):
             if group.name in seen:
                 raise ValueError(f"name {group.name!r} is used twice ({seen[group.name]} and {where}); names must be unique")
             seen[group.name] = where
@@ -1229,5 +1371,6 @@ errors.register_tags(
     ["droptail", "red", "drop_priority", "dumbbell", "chain", "explicit", "ns2", "idle_restart", "no_restart", "spand",
      "fast_start", "fair_share",
      "rounds", "ftp", "telnet", "onoff", "cbr", "list[int]", "literal['each']", "int", "ack_filter", "acks_first",
-     "every_packet", "delayed", "every_d", "pacer", "acc", "ack_reconstruction", "sender_adaptation", "vienna"]
+     "every_packet", "delayed", "every_d", "pacer", "acc", "ack_reconstruction", "sender_adaptation", "vienna",
+     "transit_stub", "poisson_ftp", "ftp_pairs", "pair_list", "random_pairs"]
 )

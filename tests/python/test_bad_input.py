@@ -148,6 +148,21 @@ def add_cross(**kw: Any) -> Callable[[dict[str, Any]], None]:
     return f
 
 
+def add_workload(**kw: Any) -> Callable[[dict[str, Any]], None]:
+    """Mutation: an explicit two-node topology (the base flow runs a -> b) plus a workload."""
+    def f(doc: dict[str, Any]) -> None:
+        doc["topology"] = copy.deepcopy(EXPLICIT)
+        doc["flows"][0].update(src="a", dst="b")
+        doc["duration"] = "10s"
+        doc.setdefault("workloads", []).append(kw)
+    return f
+
+
+POISSON = dict(name="w", kind="poisson_ftp", src="a", clients=["b"], interarrival="1s")
+PAIRS = dict(name="w", kind="ftp_pairs", pairs=[["a", "b"]], stagger="1s")
+TS = {"kind": "transit_stub", "transit_domains": 2, "transit_nodes": 1, "stubs_per_transit": 1, "stub_nodes": 2,
+      "rate": "10Mb"}
+
 APP = "flows.conn.app"
 BN = "topology.bottleneck"
 ONOFF = dict(name="web", kind="onoff", dist="pareto", rate="100Kb")
@@ -386,6 +401,36 @@ SCENARIO_CASES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
     ("cross-kind-missing", add_cross(name="web", rate="1Mb"), "cross.web.kind", "missing 'kind'"),
     ("cross-rate-missing", add_cross(name="web", kind="cbr"), "cross.web.rate", "required field is missing"),
     ("cross-hop-out-of-range", both(put("topology", CHAIN), add_cross(**ONOFF, at=5)), "cross.web.at", "= 5"),
+    # workloads (connections drawn per seed) and the transit_stub topology
+    ("workload-kind-unknown", add_workload(name="w", kind="poisson", src="a", clients=["b"], interarrival="1s"),
+     "workloads.w", "'poisson'"),
+    ("workload-interarrival-zero", add_workload(**dict(POISSON, interarrival="0s")), "workloads.w.interarrival", "'0s'"),
+    ("workload-interarrival-unitless", add_workload(**dict(POISSON, interarrival=5)), "workloads.w.interarrival", "= 5"),
+    ("workload-shape-one", add_workload(**dict(POISSON, lifetime={"dist": "pareto", "mean": "100s", "shape": 1.0})),
+     "workloads.w.lifetime.shape", "= 1.0"),
+    ("workload-lifetime-dist", add_workload(**dict(POISSON, lifetime={"dist": "lognormal", "mean": "100s", "shape": 1.5})),
+     "workloads.w.lifetime.dist", "'lognormal'"),
+    ("workload-unknown-src", add_workload(**dict(POISSON, src="x")), "workloads.w.src", "'x'"),
+    ("workload-unknown-client", add_workload(**dict(POISSON, clients=["b", "y"])), "workloads.w.clients[1]", "'y'"),
+    ("workload-client-is-src", add_workload(**dict(POISSON, clients=["a"])), "workloads.w.clients", "'a'"),
+    ("workload-stub-hosts-explicit", add_workload(**dict(POISSON, clients="stub_hosts")), "workloads.w.clients",
+     "'stub_hosts'"),
+    ("workload-renew-no-lifetime", add_workload(**dict(PAIRS, renew=True)), "workloads.w", "renew"),
+    ("workload-pair-same-node", add_workload(**dict(PAIRS, pairs=[["a", "a"]])), "workloads.w.pairs[0]", "'a'"),
+    ("workload-pair-short", add_workload(**dict(PAIRS, pairs=[["a"]])), "workloads.w.pairs[0]", "['a']"),
+    ("workload-random-pairs-zero", add_workload(**dict(PAIRS, pairs={"random": 0})), "workloads.w.pairs.random",
+     "= 0"),
+    ("workload-start-after-end", add_workload(**dict(POISSON, start="20s")), "workloads.w.start", "20"),
+    ("workload-name-twice", add_workload(**dict(POISSON, name="conn")), "conn", "used twice"),
+    ("topo-ts-size", put("topology", dict(TS, size=300)), "topology.size", "= 300"),
+    ("topo-ts-rate-unitless", put("topology", dict(TS, rate=10)), "topology.rate", "= 10"),
+    ("topo-ts-stub-nodes-zero", put("topology", dict(TS, stub_nodes=0)), "topology.stub_nodes", "= 0"),
+    ("topo-ts-server-rate-unitless", put("topology", dict(TS, server_rate=100)), "topology.server_rate", "= 100"),
+    ("topo-ts-server-at", put("topology", dict(TS, server_at="s0.1.0")), "topology.server_at", "'s0.1.0'"),
+    ("topo-ts-uniform-euclid", put("topology", dict(TS, uniform=["5ms", "50ms"])), "topology",
+     "'uniform' applies"),
+    ("topo-ts-uniform-order", put("topology", dict(TS, delay="uniform", uniform=["50ms", "5ms"])),
+     "topology", "low <= high"),
     ("cross-at-explicit", both(put("topology", EXPLICIT), put("flows.conn.src", "a"), put("flows.conn.dst", "b"),
                                add_cross(**ONOFF, at=1)), "cross.web.at", "= 1"),
     # sweeps and schemes

@@ -56,3 +56,61 @@ def test_short_run_metrics_are_consistent() -> None:
     init = m["initial"]
     assert init == sorted(init), "acked within n s cannot fall with n"
     assert 0 < init[-1] <= m["total"]
+
+
+def test_cross_readings() -> None:
+    """Spec A.15 item 3: persistent cross flows (default), one Pareto lifetime per pair, or renewed."""
+    def cross_apps(reading: str) -> list[dict]:
+        cfg = homogeneous("reno", 1, duration_s=3000.0, cross=reading)
+        return [a for a in cfg["apps"] if a["flow"].startswith("cross.")]
+
+    p, once, renew = cross_apps("persistent"), cross_apps("once"), cross_apps("renew")
+    assert len(p) == len(once) == 5 and all("duration_s" not in a for a in p)
+    assert [a["start_s"] for a in p] == [a["start_s"] for a in once]
+    assert all(a["duration_s"] >= pareto_xm(100.0, 1.35) for a in once)
+    assert len(renew) > 5 and {a["flow"].split(".")[1] for a in renew} == {"1", "2", "3", "4", "5"}
+    with pytest.raises(ValueError, match="cross"):
+        homogeneous("reno", 1, cross="sometimes")
+
+
+@pytest.mark.parametrize("reading,r12,r23,access", [("core", 16e6, 16e6, 100e6), ("r1r2", 16e6, 100e6, 100e6),
+                                                    ("r2r3", 100e6, 16e6, 100e6), ("all", 16e6, 16e6, 16e6)])
+def test_bandwidth_readings(reading: str, r12: float, r23: float, access: float) -> None:
+    """Spec A.15 item 2: which links carry "Bandwidth"."""
+    cfg = homogeneous("reno", 1, bandwidth_bps=16e6, duration_s=100.0, bandwidth_on=reading)
+    rate = {(ln["src"], ln["dst"]): ln["rate_bps"] for ln in cfg["links"]}
+    assert rate[("r1", "r2")] == r12 and rate[("r2", "r3")] == r23
+    assert rate[("s", "r1")] == access and rate[("xs1", "r1")] == access and rate[("r3", "c5")] == access
+    assert {ln["delay_s"] for ln in cfg["links"] if {ln["src"], ln["dst"]} in ({"r1", "r2"}, {"r2", "r3"})} == {0.05}
+
+
+def test_claims_from_synthetic_rows() -> None:
+    """The claims table reads ratios over seeds: a run where LISS doubles Reno's initial
+    5-s throughput passes the ordering claim, one where it halves it fails."""
+    from shortflow.repro.fairshare import claims
+
+    def row(scheme: str, i5: int, total: int) -> dict:
+        return {"fig": "fig3", "scheme": scheme, "seed": 1, "x": 16.0, "initial": [i5] * 10, "total": total,
+                "connections": 1, "drops": 0}
+
+    rows = [row("reno", 100, 1000), row("liss", 200, 1000), row("iss", 50, 1000), row("miss", 300, 900),
+            row("js", 150, 990)]
+    got = {c["id"]: (c["ours"], c["pass"]) for c in claims(rows)}
+    assert got["fig3a-liss"] == (2.0, True) and got["fig3a-iss"] == (0.5, False)
+    assert got["fig3a-miss"] == (3.0, True) and got["fig3a-js"] == (1.5, False)
+    assert got["fig3b-liss"] == (1.0, True)
+    assert "fig20-averaged" not in got and "fig11b-miss" not in got
+
+
+def test_fig8_claims_compare_the_gain_at_the_two_shapes() -> None:
+    from shortflow.repro.fairshare import claims
+
+    def row(scheme: str, x: float, i5: int) -> dict:
+        return {"fig": "fig8", "scheme": scheme, "seed": 1, "x": x, "initial": [i5] * 10, "total": 1000,
+                "connections": 1, "drops": 0}
+
+    rows = [row(s, 1.05, 300 if s != "reno" else 100) for s in ("reno", "liss", "iss", "miss", "js")]
+    rows += [row(s, 1.95, 150 if s != "liss" else 500) for s in ("reno", "liss", "iss", "miss", "js")]
+    got = {c["id"]: (c["ours"], c["pass"]) for c in claims(rows)}
+    assert got["fig8a-iss"] == (3.0, True)  # 3x Reno at 1.05, 1x at 1.95
+    assert got["fig8a-liss"] == (0.9, False)  # 3x Reno at 1.05, 3.33x at 1.95: the gain did not grow

@@ -28,22 +28,32 @@ def _repro() -> None:
 
 @app.command("fairshare")
 def fairshare_cmd(
-    quick: bool = typer.Option(False, "--quick", help="Reduced run: 600 s runs, seeds 1-2, 16 Mb/s only."),
+    quick: bool = typer.Option(False, "--quick", help="Reduced run (about a minute): Figs. 3/7 at 16 Mb/s (600 s, "
+                               "seeds 1-2), the readings trace, Fig. 20's methods on the 200-node network."),
     jobs: int = typer.Option(2, "--jobs", "-j", parser=integer(1), metavar="INTEGER", help="Parallel simulations."),
     out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/repro-fairshare[-quick])."),
+    cross: str = typer.Option("persistent", "--cross", help="Reading of the homogeneous network's cross traffic "
+                              "(spec A.15 item 3): persistent, once (one Pareto lifetime per pair), renew."),
+    bandwidth_on: str = typer.Option("core", "--bandwidth-on", help="Links that carry 'Bandwidth' in Fig. 2 (spec "
+                                     "A.15 item 2): core (r1-r2 and r2-r3), r1r2, r2r3, all."),
 ) -> None:
-    """Fair-share slow start (Yu & Newman, P3): the homogeneous network's Fig. 3 and Fig. 7
-    with a claims table (claims.json/claims.md, fig3_fig7.csv, fig3.png, fig7.png)."""
-    friendly(_fairshare)(quick, jobs, out)
+    """Fair-share slow start (Yu & Newman, P3) from scenarios/fairshare/: Figs. 3-5, 7, 8, 11,
+    17-20 with a claims table (claims.json/claims.md, runs.csv, readings.csv, figNN.png)."""
+    friendly(_fairshare)(quick, jobs, out, cross, bandwidth_on)
 
 
-def _fairshare(quick: bool, jobs: int, out: Optional[Path]) -> None:
+def _fairshare(quick: bool, jobs: int, out: Optional[Path], cross: str, bandwidth_on: str) -> None:
     from .fairshare import run
+    from .fairshare.workload import BANDWIDTH_READINGS, CROSS_READINGS
 
+    for name, v, ok in (("--cross", cross, CROSS_READINGS), ("--bandwidth-on", bandwidth_on, BANDWIDTH_READINGS)):
+        if v not in ok:
+            raise typer.BadParameter(f"{v!r} is not one of {', '.join(ok)}", param_hint=name)
     mode = "quick" if quick else "full"
     out = out or Path("out") / ("repro-fairshare" + ("-quick" if quick else ""))
     t0 = time.perf_counter()
-    cl = run(out, mode=mode, jobs=jobs, log=lambda m: err_console.print(f"[dim]{escape(m)}[/]"))
+    cl = run(out, mode=mode, jobs=jobs, log=lambda m: err_console.print(f"[dim]{escape(m)}[/]"), cross=cross,
+             bandwidth_on=bandwidth_on)
     t = Table(title=f"Fair-share slow start claims ({mode} mode, {time.perf_counter() - t0:.0f} s)", title_justify="left")
     for col in ("claim", "paper", "ours", "verdict"):
         t.add_column(col)

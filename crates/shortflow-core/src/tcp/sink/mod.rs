@@ -22,6 +22,7 @@ mod delack;
 mod every_d;
 mod every_packet;
 mod policy;
+mod sack;
 #[cfg(test)]
 mod tests;
 
@@ -31,11 +32,12 @@ pub use delack::DelAck;
 pub use every_d::EveryD;
 pub use every_packet::EveryPacket;
 pub use policy::{AckPolicy, Segment, Verdict};
+pub use sack::SackGen;
 
 use crate::config::SinkConfig;
 use crate::engine::{PktId, Timer};
 use crate::error::ConfigError;
-use crate::net::packet::{Packet, PktKind};
+use crate::net::packet::{Packet, PktKind, PktOptions};
 use crate::world::Ctx;
 
 pub const TIMER_DELACK: u8 = 2;
@@ -50,6 +52,9 @@ pub struct SinkParams {
     pub ect_acks: bool,
     /// ns-2 `ts_echo_bugfix_`.
     pub ts_echo_bugfix: bool,
+    /// SACK blocks on acks, at most this many (the flow's `tcp.sack`,
+    /// `tcp.sack_max_blocks`); None: plain cumulative acks.
+    pub sack: Option<u8>,
 }
 
 impl SinkParams {
@@ -63,6 +68,7 @@ impl SinkParams {
             policy: AckPolicy::from_config(field, cfg)?,
             ect_acks: cfg.ect_acks,
             ts_echo_bugfix: cfg.ts_echo_bugfix,
+            sack: None,
         })
     }
 }
@@ -94,6 +100,8 @@ pub struct TcpSink {
     ecn_unacked: bool,
     /// `HELD_*` bits of the segments the next ack covers.
     held_ecn: u8,
+    /// SACK blocks (with `tcp.sack`). Boxed: most sinks have none.
+    sack: Option<Box<SackGen>>,
     /// ns-2 `bytes_`: in-order bytes received (on-the-wire sizes, as ns-2 counts).
     pub bytes: u64,
     pub pkts_received: u64,
@@ -117,6 +125,7 @@ impl TcpSink {
             ts_echo_bugfix: params.ts_echo_bugfix,
             ecn_unacked: false,
             held_ecn: 0,
+            sack: params.sack.map(|m| Box::new(SackGen::new(m))),
             bytes: 0,
             pkts_received: 0,
         }
@@ -139,7 +148,11 @@ impl TcpSink {
             // The latest segment's timestamp (the held one when the timer fires).
             self.acker.echo_latest(p.ts);
         }
-        self.bytes += self.acker.update(p.seqno, p.size);
+        if self.sack.is_some() {
+            self.sack_segment(p.seqno, p.size);
+        } else {
+            self.bytes += self.acker.update(p.seqno, p.size);
+        }
         if p.ect | p.cwr {
             self.held_ecn |= (p.cwr as u8 * HELD_CWR) | ((p.ect && p.ce) as u8 * HELD_CE) | HELD_ECT * p.ect as u8;
         }
@@ -208,7 +221,31 @@ impl TcpSink {
         if self.ect_acks | (self.held_ecn != 0) {
             self.mark_ecn(cx.net.pool.get_mut(id));
         }
+        if self.sack.is_some() {
+            self.put_sack(cx, id);
+        }
         cx.net.send_via(cx.sched, self.node, self.first_link, id);
+    }
+
+    /// A segment arrives at a SACK sink: the acker, then the SACK blocks.
+    #[inline(never)]
+    fn sack_segment(&mut self, seq: i64, size: u32) {
+        let dup = self.acker.has(seq);
+        self.bytes += self.acker.update(seq, size);
+        let next = self.acker.seqno() + 1;
+        if let Some(g) = self.sack.as_deref_mut() {
+            g.on_segment(seq, dup, next);
+        }
+    }
+
+    /// The SACK blocks of an ack, as its options (their bytes join its wire size).
+    #[inline(never)]
+    fn put_sack(&mut self, cx: &mut Ctx, id: PktId) {
+        let Some(g) = self.sack.as_deref_mut() else { return };
+        let sack = g.take();
+        if !sack.is_empty() {
+            cx.net.pool.set_options(id, PktOptions { sack, ..PktOptions::default() });
+        }
     }
 
     /// The ECN bits of an ack (`ect_acks`, the echo): set on the stored packet, out of

@@ -150,6 +150,9 @@ pub struct SackRecovery {
     /// Tail loss probes (rack_tlp only).
     pub tlp: bool,
     pub probe: Option<tlp::Episode>,
+    /// The SACK blocks of the ack being processed (set from its options, taken by
+    /// the ack's processing; empty for an ack without blocks).
+    pub sack_in: crate::net::packet::SackBlocks,
 }
 
 impl SackRecovery {
@@ -188,6 +191,7 @@ impl SackRecovery {
             use_prr: cfg.prr,
             prr: None,
             probe: None,
+            sack_in: Default::default(),
         }))
     }
 

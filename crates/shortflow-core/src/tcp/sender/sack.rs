@@ -41,28 +41,37 @@ impl TcpConn {
         (s > 0.0).then(|| SimTime::from_secs_f64(s))
     }
 
-    /// ns-2 recovery with a SACK sink: only DSACKs are read (counted).
+    /// What an ack carries besides its number, read before the packet is freed (out of
+    /// ns-2's hot path): SACK blocks are kept for SACK recovery (`recv_sack` takes
+    /// them), with ns-2's recovery only a DSACK is counted; and the first new ack after
+    /// an RTO is checked for a spurious RTO (Eifel, RFC 3522: it echoes a timestamp
+    /// older than the RTO's retransmission, so the original was delivered).
     #[cold]
     #[inline(never)]
-    pub(super) fn count_dsack(&mut self, ackno: i64, blocks: &SackBlocks) {
-        if first_is_dsack(ackno, blocks.as_slice()) {
-            self.ctr.dsack_recv += 1;
+    pub(super) fn ack_extras(&mut self, cx: &Ctx, pkt: crate::engine::PktId, ackno: i64) {
+        if self.torn_down {
+            return;
         }
-    }
-
-    /// Eifel (RFC 3522): the first new ack after an RTO echoes a timestamp older than
-    /// the RTO's retransmission, so the original was delivered.
-    #[cold]
-    #[inline(never)]
-    pub(super) fn check_spurious_rto(&mut self, ts_echo: SimTime) {
-        if let Some(t) = self.rto_at.take() {
-            if ts_echo < t {
-                self.ctr.spurious_rtos += 1;
+        if ackno > self.highest_ack {
+            if let Some(t) = self.rto_at.take() {
+                if cx.net.pool.get(pkt).ts_echo < t {
+                    self.ctr.spurious_rtos += 1;
+                }
+            }
+        }
+        let Some(o) = cx.net.pool.options(pkt) else { return };
+        match self.rec.as_deref_mut() {
+            Some(rec) => rec.sack_in = o.sack,
+            None => {
+                if first_is_dsack(ackno, o.sack.as_slice()) {
+                    self.ctr.dsack_recv += 1;
+                }
             }
         }
     }
 
     /// `output` sent `seq` (SACK recovery): the scoreboard, Karn, PRR's count.
+    #[inline(never)]
     pub(super) fn sack_sent(&mut self, seq: i64, now: SimTime, retransmit: bool) {
         if retransmit {
             // Karn: ns-2's estimator times one segment; a retransmission voids it.
@@ -84,6 +93,8 @@ impl TcpConn {
     /// An RTO with data outstanding (RFC 6675 §5.1, Linux `tcp_enter_loss`): every
     /// unSACKed segment is lost and is resent from the scoreboard (never the SACKed
     /// ones); fast recovery, PRR and a probe episode end.
+    #[cold]
+    #[inline(never)]
     pub(super) fn sack_on_rto(&mut self, _cb: &mut ControlBlock) {
         let (maxseq, una) = (self.maxseq, self.highest_ack);
         let rec = self.rec_mut();
@@ -100,10 +111,12 @@ impl TcpConn {
 
     /// An ack, with SACK recovery. Returns the `maxburst` of the send that follows
     /// (as ns-2's `recv_*`).
-    pub(super) fn recv_sack(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: AckIn, blocks: &SackBlocks) -> Option<i32> {
+    #[inline(never)]
+    pub(super) fn recv_sack(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: AckIn) -> Option<i32> {
         let now = cx.now();
         let ackno = ack.ackno;
-        let blocks = blocks.as_slice();
+        let sack_in: SackBlocks = std::mem::take(&mut self.rec_mut().sack_in);
+        let blocks = sack_in.as_slice();
         let dsack = first_is_dsack(ackno, blocks);
         let mut probe_dsacked = false;
         if dsack {
@@ -246,6 +259,7 @@ impl TcpConn {
     /// Send under SACK recovery: while pipe is below the window, lost segments first
     /// (lowest first), then new data (receiver window, start-up pacer), then RFC
     /// 6675's rule 3 during fast recovery.
+    #[inline(never)]
     pub(super) fn send_sack(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, maxburst: i32) {
         let mut n = 0;
         let wnd = cb.tcb.wnd as i64;

@@ -102,6 +102,8 @@ pub struct TcpSink {
     held_ecn: u8,
     /// SACK blocks (with `tcp.sack`). Boxed: most sinks have none.
     sack: Option<Box<SackGen>>,
+    /// Acks get marks beyond their number whatever arrives: `ect_acks` or SACK.
+    marks_acks: bool,
     /// ns-2 `bytes_`: in-order bytes received (on-the-wire sizes, as ns-2 counts).
     pub bytes: u64,
     pub pkts_received: u64,
@@ -126,6 +128,7 @@ impl TcpSink {
             ecn_unacked: false,
             held_ecn: 0,
             sack: params.sack.map(|m| Box::new(SackGen::new(m))),
+            marks_acks: params.ect_acks || params.sack.is_some(),
             bytes: 0,
             pkts_received: 0,
         }
@@ -218,11 +221,8 @@ impl TcpSink {
         self.acker.ack_sent(ackno);
         self.policy.on_ack_sent();
         let id = cx.net.pool.alloc(pkt);
-        if self.ect_acks | (self.held_ecn != 0) {
-            self.mark_ecn(cx.net.pool.get_mut(id));
-        }
-        if self.sack.is_some() {
-            self.put_sack(cx, id);
+        if self.marks_acks | (self.held_ecn != 0) {
+            self.mark_ack(cx, id);
         }
         cx.net.send_via(cx.sched, self.node, self.first_link, id);
     }
@@ -238,9 +238,15 @@ impl TcpSink {
         }
     }
 
-    /// The SACK blocks of an ack, as its options (their bytes join its wire size).
+    /// What an ack carries beyond its number, out of line (most sinks add nothing): the
+    /// ECN bits (`ect_acks`, the echo) and the SACK blocks as options (their bytes
+    /// join its wire size).
+    #[cold]
     #[inline(never)]
-    fn put_sack(&mut self, cx: &mut Ctx, id: PktId) {
+    fn mark_ack(&mut self, cx: &mut Ctx, id: PktId) {
+        if self.ect_acks | (self.held_ecn != 0) {
+            self.mark_ecn(cx.net.pool.get_mut(id));
+        }
         let Some(g) = self.sack.as_deref_mut() else { return };
         let sack = g.take();
         if !sack.is_empty() {

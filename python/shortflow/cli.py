@@ -174,10 +174,27 @@ def run(
         for r in drops.iter_rows(named=True):
             t.add_row(r["link"], str(r["arrivals"]), str(r["drops"]))
         out_console.print(t)
+    _print_loss_counters(res)
     if out is not None:
         _write_run(out, sc, point, s, df, res)
         web = ", pages.parquet, objects.parquet" if res.pages.height else ""
         out_console.print(f"wrote {out}/results.parquet, flows.parquet, links.parquet{web}, config.json")
+
+
+def _print_loss_counters(res: Any) -> None:
+    """Loss-recovery counters per flow group (Linux's names), when any is nonzero."""
+    from .results import LOSS_COUNTERS, loss_counters
+
+    c = loss_counters(res.flows)
+    if not c.height:
+        return
+    t = Table(title="loss recovery (per flow group; Linux counter names)", title_justify="left")
+    t.add_column("group", no_wrap=True)
+    for k in LOSS_COUNTERS:
+        t.add_column(k, justify="right", no_wrap=True)
+    for r in c.iter_rows(named=True):
+        t.add_row(r["group"], *[str(r[k]) for k in LOSS_COUNTERS])
+    out_console.print(t)
 
 
 def _print_goodput(res: Any, with_transfers: set[str], limit: int = 20) -> None:

@@ -487,6 +487,7 @@ class _Builder:
         if g.variant:
             tcp["variant"] = g.variant
         self.rto_bounds(where, g, tcp)
+        self.recovery_needs_sack(where, g, tcp)
         sink: dict[str, Any] = {}
         if m.sink:
             sink.update(m.sink.to_core())
@@ -587,6 +588,23 @@ class _Builder:
             self.fail(origin("minrto_s", "minrto"),
                       f"minrto ({lo:g} s) is larger than maxrto ({hi:g} s, from {origin('maxrto_s', 'maxrto')}) "
                       f"for flow group {g.name!r}", lo)
+
+    def recovery_needs_sack(self, where: str, g: FlowGroup, tcp: dict[str, Any]) -> None:
+        """The SACK recovery kinds read SACK blocks, and PRR runs only in them (after
+        merging [tcp] and the group's tcp): the core would reject the flow."""
+        rec = tcp.get("recovery") or {}
+        kind = rec.get("kind", "ns2")
+
+        def origin(name: str) -> str:
+            if g.tcp is not None and getattr(g.tcp, name) is not None:
+                return f"{where}.tcp.{name}"
+            return f"tcp.{name}"
+        if kind != "ns2" and not tcp.get("sack", False):
+            self.fail(f"{origin('recovery')}.kind",
+                      f"recovery {kind!r} needs SACK: set tcp.sack = true (flow group {g.name!r})", kind)
+        if kind == "ns2" and rec.get("prr"):
+            self.fail(f"{origin('recovery')}.prr",
+                      "PRR needs a SACK recovery kind (recovery.kind = \"rfc6675\" or \"rack_tlp\")", True)
 
     def ack_rule(self, where: str, g: FlowGroup, sink: dict[str, Any]) -> None:
         """``ack_policy`` and ``delack = true`` both choose the ack rule (after merging

@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 import polars as pl
 
-__all__ = ["RunResults", "SCHEMAS", "frame", "transfers_frame", "KIND_NAMES"]
+__all__ = ["RunResults", "SCHEMAS", "frame", "transfers_frame", "KIND_NAMES", "LOSS_COUNTERS", "loss_counters"]
 
 #: Column dtypes of every table of ``RunResults`` (kept even when a table is empty).
 SCHEMAS: dict[str, dict[str, Any]] = {
@@ -31,6 +31,13 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "retransmits": pl.UInt64,
         "timeouts": pl.UInt64,
         "fast_retransmits": pl.UInt64,
+        "retrans_segs": pl.UInt64,
+        "loss_probes": pl.UInt64,
+        "loss_probe_recoveries": pl.UInt64,
+        "fast_retrans": pl.UInt64,
+        "sack_recoveries": pl.UInt64,
+        "spurious_rtos": pl.UInt64,
+        "dsack_recv": pl.UInt64,
         "final_cwnd": pl.Float64,
         "final_ssthresh": pl.Float64,
         "pkts_received": pl.UInt64,
@@ -88,6 +95,12 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "time_s": pl.Float64,
     },
 }
+
+#: Loss-recovery counters of the ``flows`` table (``tcp::recovery::LossCounters``, Linux MIB
+#: names: TCPRetransSegs, TCPTimeouts, TCPLossProbes, TCPLossProbeRecovery, TCPFastRetrans,
+#: TCPSackRecovery, TCPSpuriousRTOs, TCPDSACKRecv).
+LOSS_COUNTERS = ("retrans_segs", "timeouts", "loss_probes", "loss_probe_recoveries", "fast_retrans",
+                 "sack_recoveries", "spurious_rtos", "dsack_recv")
 
 #: ``PacketTrace.event`` letters (ns-2 trace: enqueue, dequeue, drop, receive).
 _EVENTS = {ord(c): c for c in "+-dr"}
@@ -232,3 +245,14 @@ class RunResults:
             "uid",
             "low_prio",
         )
+
+
+def loss_counters(flows: pl.DataFrame) -> pl.DataFrame:
+    """The TCP flows' loss-recovery counters summed per flow group (a flow ``g.3`` belongs
+    to group ``g``), one row per group that has any nonzero counter."""
+    tcp = flows.filter(pl.col("transport") == "tcp")
+    if not tcp.height:
+        return pl.DataFrame(schema={"group": pl.String, **{c: pl.UInt64 for c in LOSS_COUNTERS}})
+    g = (tcp.with_columns(pl.col("flow").str.replace(r"\.\d+$", "").alias("group"))
+         .group_by("group", maintain_order=True).agg([pl.col(c).sum() for c in LOSS_COUNTERS]))
+    return g.filter(pl.sum_horizontal([pl.col(c) for c in LOSS_COUNTERS]) > 0)

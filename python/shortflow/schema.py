@@ -510,6 +510,16 @@ Cc = Annotated[
 ]
 
 
+class Recovery(Model):
+    """Loss recovery (``tcp.recovery``): ``kind`` "ns2" (ns-2.35's logic of
+    ``tcp.variant``, default), "rfc6675" (RFC 6675 SACK recovery) or "rack_tlp" (RFC 8985
+    RACK-TLP, Linux defaults); the SACK kinds need ``tcp.sack = true``. ``prr`` (SACK
+    kinds only): RFC 6937 proportional rate reduction during fast recovery."""
+
+    kind: Optional[Literal["ns2", "rfc6675", "rack_tlp"]] = None
+    prr: Optional[bool] = None
+
+
 class TcpOptions(Model):
     """ns-2 ``Agent/TCP`` knobs (ns-2 names without the trailing underscore). Anything
     omitted keeps the ns-2.35 default documented in ``config.rs``."""
@@ -550,6 +560,12 @@ class TcpOptions(Model):
     #: Congestion-control rule: "ns2" (default) or { kind = "sender_adaptation" } (needs
     #: ``maxburst`` >= 1; thesis 4).
     cc: Optional[Cc] = None
+    #: SACK blocks (and DSACK) on the sink's acks (RFC 2018/2883); default false.
+    sack: Optional[bool] = None
+    #: At most this many SACK blocks per ack, 1 to 4 (default 3: RFC 2018 with timestamps).
+    sack_max_blocks: Optional[Annotated[StrictInt, Field(ge=1, le=4)]] = None
+    #: Loss recovery: { kind = "ns2" | "rfc6675" | "rack_tlp", prr = bool }.
+    recovery: Optional[Recovery] = None
 
     def to_core(self) -> dict[str, Any]:
         return {TCP_RENAMES.get(k, k): v for k, v in self.model_dump(exclude_none=True).items()}

@@ -110,6 +110,7 @@ def test_every_schema_field_is_in_the_maximal_scenario() -> None:
         schema.PacerElement: raw["elements"][0],
         schema.AckReconsElement: raw["elements"][1],
         schema.SenderAdaptationCc: raw["tcp"]["cc"],
+        schema.Recovery: raw["tcp"]["recovery"],
         schema.AccAcks: Scenario.from_toml(EXPLICIT).raw["sink"]["ack_policy"],
         schema.PathsOptions: raw["paths"],
         schema.SpandStartup: raw["flows"][0]["startup"],

@@ -528,6 +528,48 @@ pub struct TcpConfig {
     /// thesis's sender adaptation (ch. 9 SA).
     #[serde(default)]
     pub cc: CcConfig,
+    /// SACK (RFC 2018): the sink puts SACK blocks (and DSACK, RFC 2883) on its acks;
+    /// a sender whose `recovery` uses them keeps a scoreboard. ns-2's agents
+    /// (`recovery.kind = "ns2"`) read only the DSACK count. Default false.
+    #[serde(default)]
+    pub sack: bool,
+    /// At most this many SACK blocks per ack (RFC 2018: 3 with timestamps, as Linux
+    /// sends them; 4 without). Default 3.
+    #[serde(default = "d_sack_max_blocks")]
+    pub sack_max_blocks: u32,
+    /// The loss-recovery policy (`tcp::recovery`). Default ns-2's (`variant`).
+    #[serde(default)]
+    pub recovery: RecoveryConfig,
+}
+
+fn d_sack_max_blocks() -> u32 {
+    3
+}
+
+/// Loss recovery of a flow's senders (`tcp::recovery`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecoveryConfig {
+    #[serde(default)]
+    pub kind: RecoveryKind,
+    /// RFC 6937 Proportional Rate Reduction (PRR-SSRB, as Linux) sets the window
+    /// during fast recovery (SACK recovery kinds only). Default false.
+    #[serde(default)]
+    pub prr: bool,
+}
+
+/// Which loss-recovery algorithm a sender runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryKind {
+    /// ns-2.35's duplicate-ack logic of `tcp.variant` (Tahoe/Reno/NewReno), bit-exact.
+    #[default]
+    Ns2,
+    /// RFC 6675 conservative SACK-based loss recovery (IsLost with DupThresh, pipe,
+    /// NextSeg). Needs `tcp.sack`.
+    Rfc6675,
+    /// RFC 8985 RACK-TLP with Linux's defaults. Needs `tcp.sack`.
+    RackTlp,
 }
 
 /// The congestion-control rule of a flow's senders.

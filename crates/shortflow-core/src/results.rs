@@ -29,6 +29,15 @@ pub struct FlowTable {
     pub retransmits: Vec<u64>,
     pub timeouts: Vec<u64>,
     pub fast_retransmits: Vec<u64>,
+    /// Loss-recovery counters with Linux's names (`tcp::recovery::LossCounters`;
+    /// `timeouts` above is theirs too, `retransmits` equals `retrans_segs`), 0 for UDP.
+    pub retrans_segs: Vec<u64>,
+    pub loss_probes: Vec<u64>,
+    pub loss_probe_recoveries: Vec<u64>,
+    pub fast_retrans: Vec<u64>,
+    pub sack_recoveries: Vec<u64>,
+    pub spurious_rtos: Vec<u64>,
+    pub dsack_recv: Vec<u64>,
     pub final_cwnd: Vec<f64>,
     pub final_ssthresh: Vec<f64>,
     pub pkts_received: Vec<u64>,
@@ -38,6 +47,21 @@ pub struct FlowTable {
     /// initial n-second throughput; marks past the end of the run or the connection's
     /// close hold what was acked by then). Empty for UDP.
     pub acked_by_s: Vec<Vec<u64>>,
+}
+
+impl FlowTable {
+    /// One row's loss-recovery counters (`retransmits` and `timeouts` included).
+    pub fn push_counters(&mut self, c: &crate::tcp::recovery::LossCounters) {
+        self.retransmits.push(c.retrans_segs);
+        self.timeouts.push(c.timeouts);
+        self.retrans_segs.push(c.retrans_segs);
+        self.loss_probes.push(c.loss_probes);
+        self.loss_probe_recoveries.push(c.loss_probe_recoveries);
+        self.fast_retrans.push(c.fast_retrans);
+        self.sack_recoveries.push(c.sack_recoveries);
+        self.spurious_rtos.push(c.spurious_rtos);
+        self.dsack_recv.push(c.dsack_recv);
+    }
 }
 
 /// Per-simplex-link counters.

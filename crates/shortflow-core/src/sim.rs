@@ -183,7 +183,8 @@ impl Simulation {
                         })
                     };
                     let startup = AnyStartup::build(&format!("{f}.startup"), &fl.startup, fl.tcp.window, &resolve_gateway)?;
-                    let sink_params = SinkParams::from_config(&format!("{f}.sink"), &fl.sink)?;
+                    let mut sink_params = SinkParams::from_config(&format!("{f}.sink"), &fl.sink)?;
+                    sink_params.sack = p.sack.then_some(p.sack_max_blocks);
                     let sender_agent = agents.len() as u32;
                     let sink_agent = sender_agent + 1;
                     let mut conn = TcpConn::new(sender_agent, i as u32, s, d, sink_agent, node_addr[d as usize], p.clone());
@@ -425,8 +426,7 @@ impl Simulation {
                 // Payload acked: packets 0..=highest_ack, less the SYN (seq 0) when modelled.
                 let acked_pkts = s.acked_pkts();
                 ft.bytes_acked.push(acked_pkts * s.params().size as u64);
-                ft.retransmits.push(s.nrexmitpack);
-                ft.timeouts.push(s.nrexmit);
+                ft.push_counters(&s.ctr);
                 ft.fast_retransmits.push(s.nfastrexmit);
                 ft.final_cwnd.push(cb.tcb.cwnd);
                 // A block shared by several connections reports once, under its first.
@@ -443,8 +443,7 @@ impl Simulation {
                 ft.transport.push("udp".into());
                 ft.data_pkts_sent.push(sent);
                 ft.bytes_acked.push(u.bytes);
-                ft.retransmits.push(0);
-                ft.timeouts.push(0);
+                ft.push_counters(&Default::default());
                 ft.fast_retransmits.push(0);
                 ft.final_cwnd.push(f64::NAN);
                 ft.final_ssthresh.push(f64::NAN);

@@ -182,10 +182,17 @@ impl AsymHeader {
 }
 
 impl PktOptions {
-    /// Bytes the options add on the wire. SACK: 8 per block, as ns-2.35
-    /// (tcp-sink.cc `Sacker::append_ack`: `ch->size() += sack_index * 8`).
+    /// Bytes the options add on the wire. SACK (RFC 2018 §3): 8 per block plus the
+    /// option's kind and length bytes (2) once per ack with blocks. (ns-2.35 counts
+    /// only the 8 per block, tcp-sink.cc `Sacker::append_ack`; no ns-2 scenario here
+    /// sends SACK blocks.)
     pub fn wire_bytes(&self) -> u32 {
-        8 * self.sack.len() as u32
+        let n = self.sack.len() as u32;
+        if n == 0 {
+            0
+        } else {
+            2 + 8 * n
+        }
     }
 }
 
@@ -340,16 +347,16 @@ mod tests {
         assert!(o.sack.push(11, 12));
         pool.set_options(a, o);
         assert!(pool.get(a).has_opts());
-        assert_eq!(pool.get(a).size, 40 + 16);
+        assert_eq!(pool.get(a).size, 40 + 2 + 16, "2 option bytes + 8 per block");
         assert_eq!(pool.options(a).unwrap().sack.as_slice(), &[(7, 9), (11, 12)]);
         // Replacing the options re-counts their bytes.
         let mut o1 = PktOptions::default();
         o1.sack.push(7, 12);
         pool.set_options(a, o1);
-        assert_eq!(pool.get(a).size, 48);
+        assert_eq!(pool.get(a).size, 50);
         // A copy carries its own entry; a plain re-alloc of the value carries none.
         let c = pool.alloc_copy(a);
-        assert_eq!(pool.get(c).size, 48);
+        assert_eq!(pool.get(c).size, 50);
         assert_eq!(pool.options(c), Some(&o1));
         let v = pool.alloc(*pool.get(a));
         assert!(pool.options(v).is_none());

@@ -15,6 +15,8 @@ pub mod events;
 pub mod pacing;
 pub mod rtt;
 pub mod sender;
+pub mod recovery;
+pub mod scoreboard;
 pub mod sentlog;
 pub mod sink;
 pub mod startup;

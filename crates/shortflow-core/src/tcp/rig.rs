@@ -155,6 +155,29 @@ impl Rig {
         self.check_hooks();
     }
 
+    /// At time `t`, an ack `ackno` carrying SACK blocks `[left, right)` (first block
+    /// first) reaches connection `k`; `ts_echo` is the timestamp it echoes.
+    pub fn ack_sack_ts(&mut self, t: SimTime, k: u32, ackno: i64, blocks: &[(i64, i64)], ts_echo: SimTime) {
+        self.run_to(t);
+        let mut pkt = Packet::ack(k, 0, 2 * k, 40, ackno, t);
+        pkt.ts_echo = ts_echo;
+        let (mut cx, senders) = self.cx();
+        let id = cx.net.pool.alloc(pkt);
+        if !blocks.is_empty() {
+            let mut o = crate::net::packet::PktOptions::default();
+            for &(l, r) in blocks {
+                assert!(o.sack.push(l, r), "at most MAX_SACK_BLOCKS blocks");
+            }
+            cx.net.pool.set_options(id, o);
+        }
+        senders.recv(&mut cx, k, id);
+    }
+
+    /// At time `t`, an ack `ackno` with SACK blocks reaches connection `k`.
+    pub fn ack_sack(&mut self, t: SimTime, k: u32, ackno: i64, blocks: &[(i64, i64)]) {
+        self.ack_sack_ts(t, k, ackno, blocks, SimTime::ZERO);
+    }
+
     pub fn ack(&mut self, t: SimTime, k: u32, ackno: i64) {
         self.ack_ecn(t, k, ackno, false);
     }

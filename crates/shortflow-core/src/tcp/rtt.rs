@@ -94,6 +94,9 @@ impl RttEstimator {
     }
 
     /// ns-2.35: tcp.cc `rtt_update(tao)` without timestamps; `now` and `tao` in s.
+    /// Always inlined (into `newack`): out of line it costs ns-2's hot path a call per
+    /// new ack.
+    #[inline(always)]
     pub fn update(&mut self, p: &RttParams, now: f64, tao: f64) {
         let mut sendtime = now - tao;
         sendtime += self.boot_time;

@@ -118,7 +118,7 @@ fn partial_ack_retransmits_the_next_hole_at_once() {
     r.ack(ms(205), 0, 5);
     let s = sent_at(&mut r);
     assert_eq!(s.first(), Some(&(205, 6)), "partial ack: retransmit 6 at once, {s:?}");
-    assert_eq!(r.conn(0).nrexmitpack, 2);
+    assert_eq!(r.conn(0).ctr.retrans_segs, 2);
 }
 
 // ---- retransmission timeout ------------------------------------------------
@@ -139,7 +139,7 @@ fn rto_goes_back_n_and_backs_off() {
     assert!(r.sent().is_empty());
     r.run_to(ms(9000));
     assert_eq!(sent_at(&mut r), vec![(9000, 0)], "backed off to 6 s");
-    assert_eq!(r.conn(0).nrexmit, 2);
+    assert_eq!(r.conn(0).ctr.timeouts, 2);
 }
 
 /// Two packets acked, then idle: ns-2's retransmission timer stays armed after the
@@ -553,7 +553,7 @@ fn spand_slow_start_or_timeout_losses_give_no_sample_by_default() {
         if timeout {
             // Nothing acked: the 3 s initial RTO fires (a timeout in slow start).
             r.run_to(ms(4000));
-            assert_eq!(r.conn(0).nrexmit, 1);
+            assert_eq!(r.conn(0).ctr.timeouts, 1);
             t = 4100;
         } else {
             r.ack(ms(1100), 0, 0);

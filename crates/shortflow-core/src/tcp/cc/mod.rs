@@ -212,7 +212,7 @@ impl AnyCc {
     pub fn on_transfer_start(&mut self, t: &mut Tcb, transfer_pkts: i64) {
         dispatch!(self, c => c.on_transfer_start(t, transfer_pkts))
     }
-    #[inline]
+    #[inline(always)]
     pub fn on_ack(&mut self, t: &mut Tcb, ack: &AckSample) {
         dispatch!(self, c => c.on_ack(t, ack))
     }

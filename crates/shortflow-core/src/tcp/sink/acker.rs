@@ -60,6 +60,11 @@ impl Acker {
         self.last_ack_sent = ackno;
     }
 
+    /// Has segment `seq` arrived already (cumulatively or out of order)?
+    pub fn has(&self, seq: i64) -> bool {
+        seq < self.next || (seq <= self.maxseen && !self.seen.is_empty() && self.seen[(seq & self.mask) as usize] != 0)
+    }
+
     fn resize(&mut self, sz: usize) {
         let mut n = vec![0u32; sz];
         let nmask = sz as i64 - 1;

@@ -22,6 +22,7 @@ mod delack;
 mod every_d;
 mod every_packet;
 mod policy;
+mod sack;
 #[cfg(test)]
 mod tests;
 
@@ -31,11 +32,12 @@ pub use delack::DelAck;
 pub use every_d::EveryD;
 pub use every_packet::EveryPacket;
 pub use policy::{AckPolicy, Segment, Verdict};
+pub use sack::SackGen;
 
 use crate::config::SinkConfig;
 use crate::engine::{PktId, Timer};
 use crate::error::ConfigError;
-use crate::net::packet::{Packet, PktKind};
+use crate::net::packet::{Packet, PktKind, PktOptions};
 use crate::world::Ctx;
 
 pub const TIMER_DELACK: u8 = 2;
@@ -50,6 +52,9 @@ pub struct SinkParams {
     pub ect_acks: bool,
     /// ns-2 `ts_echo_bugfix_`.
     pub ts_echo_bugfix: bool,
+    /// SACK blocks on acks, at most this many (the flow's `tcp.sack`,
+    /// `tcp.sack_max_blocks`); None: plain cumulative acks.
+    pub sack: Option<u8>,
 }
 
 impl SinkParams {
@@ -63,6 +68,7 @@ impl SinkParams {
             policy: AckPolicy::from_config(field, cfg)?,
             ect_acks: cfg.ect_acks,
             ts_echo_bugfix: cfg.ts_echo_bugfix,
+            sack: None,
         })
     }
 }
@@ -96,6 +102,10 @@ pub struct TcpSink {
     ecn_unacked: bool,
     /// `HELD_*` bits of the segments the next ack covers.
     held_ecn: u8,
+    /// SACK blocks (with `tcp.sack`). Boxed: most sinks have none.
+    sack: Option<Box<SackGen>>,
+    /// Acks get marks beyond their number whatever arrives: `ect_acks` or SACK.
+    marks_acks: bool,
     /// ns-2 `bytes_`: in-order bytes received (on-the-wire sizes, as ns-2 counts).
     pub bytes: u64,
     pub pkts_received: u64,
@@ -122,6 +132,8 @@ impl TcpSink {
             ts_echo_bugfix: params.ts_echo_bugfix,
             ecn_unacked: false,
             held_ecn: 0,
+            sack: params.sack.map(|m| Box::new(SackGen::new(m))),
+            marks_acks: params.ect_acks || params.sack.is_some(),
             bytes: 0,
             pkts_received: 0,
             notify_seq: i64::MAX,
@@ -145,7 +157,11 @@ impl TcpSink {
             // The latest segment's timestamp (the held one when the timer fires).
             self.acker.echo_latest(p.ts);
         }
-        self.bytes += self.acker.update(p.seqno, p.size);
+        if self.sack.is_some() {
+            self.sack_segment(p.seqno, p.size);
+        } else {
+            self.bytes += self.acker.update(p.seqno, p.size);
+        }
         if self.acker.seqno() >= self.notify_seq {
             self.notify(cx);
         }
@@ -231,10 +247,37 @@ impl TcpSink {
         self.acker.ack_sent(ackno);
         self.policy.on_ack_sent();
         let id = cx.net.pool.alloc(pkt);
+        if self.marks_acks | (self.held_ecn != 0) {
+            self.mark_ack(cx, id);
+        }
+        cx.net.send_via(cx.sched, self.node, self.first_link, id);
+    }
+
+    /// A segment arrives at a SACK sink: the acker, then the SACK blocks.
+    #[inline(never)]
+    fn sack_segment(&mut self, seq: i64, size: u32) {
+        let dup = self.acker.has(seq);
+        self.bytes += self.acker.update(seq, size);
+        let next = self.acker.seqno() + 1;
+        if let Some(g) = self.sack.as_deref_mut() {
+            g.on_segment(seq, dup, next);
+        }
+    }
+
+    /// What an ack carries beyond its number, out of line (most sinks add nothing): the
+    /// ECN bits (`ect_acks`, the echo) and the SACK blocks as options (their bytes
+    /// join its wire size).
+    #[cold]
+    #[inline(never)]
+    fn mark_ack(&mut self, cx: &mut Ctx, id: PktId) {
         if self.ect_acks | (self.held_ecn != 0) {
             self.mark_ecn(cx.net.pool.get_mut(id));
         }
-        cx.net.send_via(cx.sched, self.node, self.first_link, id);
+        let Some(g) = self.sack.as_deref_mut() else { return };
+        let sack = g.take();
+        if !sack.is_empty() {
+            cx.net.pool.set_options(id, PktOptions { sack, ..PktOptions::default() });
+        }
     }
 
     /// The ECN bits of an ack (`ect_acks`, the echo): set on the stored packet, out of

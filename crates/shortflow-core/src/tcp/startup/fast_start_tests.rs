@@ -232,7 +232,7 @@ fn a_failed_fast_start_resets_without_timeout_penalty() {
     assert_eq!(r.cwnd(0), 1.0);
     assert_eq!(r.ssthresh(0), 100, "ssthresh restored, not halved");
     let c = r.conn(0);
-    assert_eq!((c.nrexmit, c.nstartup_resets), (0, 1), "no coarse timeout");
+    assert_eq!((c.ctr.timeouts, c.nstartup_resets), (0, 1), "no coarse timeout");
     assert_eq!(r.block(0).rtt.t_backoff, 1, "RTO not backed off");
     assert!(!policy(&r, 0).fs_mode);
     // Then plain slow start: 1, 2, 4 ...
@@ -249,7 +249,7 @@ fn coarse_reset_timer_waits_for_the_rto_but_still_without_penalty() {
     r.run_to(ms(t));
     assert_eq!(r.sent_seqs(), vec![63]);
     assert_eq!((r.cwnd(0), r.ssthresh(0)), (1.0, 100));
-    assert_eq!((r.conn(0).nrexmit, r.block(0).rtt.t_backoff), (0, 1));
+    assert_eq!((r.conn(0).ctr.timeouts, r.block(0).rtt.t_backoff), (0, 1));
 }
 
 #[test]
@@ -260,7 +260,7 @@ fn without_fast_loss_recovery_the_failure_costs_a_coarse_timeout() {
     assert_eq!(r.sent_seqs(), vec![63]);
     assert_eq!(r.cwnd(0), 1.0);
     assert_eq!(r.ssthresh(0), 16, "ssthresh halved from the window (30 + the 3 acks)");
-    assert_eq!((r.conn(0).nrexmit, r.conn(0).nstartup_resets), (1, 0));
+    assert_eq!((r.conn(0).ctr.timeouts, r.conn(0).nstartup_resets), (1, 0));
     assert_eq!(r.block(0).rtt.t_backoff, 2, "RTO backed off");
 }
 
@@ -271,7 +271,7 @@ fn if_even_the_unmarked_first_segment_is_lost_it_is_an_ordinary_timeout() {
     r.transfer(ms(5000), 0, 100);
     r.sent(); // everything lost
     r.run_to(ms(5500));
-    assert_eq!(r.conn(0).nrexmit, 1);
+    assert_eq!(r.conn(0).ctr.timeouts, 1);
     assert_eq!(r.conn(0).nstartup_resets, 0);
     assert_eq!(r.ssthresh(0), 15);
 }
@@ -292,7 +292,7 @@ fn partial_ack_during_fast_start_resets_at_once() {
     assert_eq!(c.nfastrexmit, 1);
     assert_eq!(c.highest_ack, 69);
     assert_eq!(c.nstartup_resets, 1, "the partial ack reset the connection");
-    assert_eq!(c.nrexmit, 0);
+    assert_eq!(c.ctr.timeouts, 0);
     assert_eq!(r.cwnd(0), 1.0);
     assert_eq!(r.ssthresh(0), 100, "the saved ssthresh, not the fast retransmit's halving");
     assert!(!policy(&r, 0).fs_mode);

@@ -1,0 +1,215 @@
+//! SACK recovery on the sender rig (`tcp::rig`): hand-built drop patterns, acks with
+//! SACK blocks fed at given times, and exactly what leaves.
+
+use crate::tcp::rig::{ms, tcp, Rig};
+use crate::tcp::startup::{AnyStartup, Ns2};
+use crate::time::SimTime;
+
+/// NewReno base (no SYN, no limited transmit), SACK on, recovery `rec`, plus `extra`.
+fn cfg(rec: &str, extra: &str) -> crate::config::TcpConfig {
+    tcp(&format!(
+        r#"{{"variant": "newreno", "syn": false, "delay_growth": false, "singledup": 0, "sack": true, "recovery": {rec}{extra}}}"#
+    ))
+}
+
+fn rig(rec: &str, extra: &str) -> Rig {
+    Rig::one(&cfg(rec, extra), AnyStartup::Ns2(Ns2))
+}
+
+fn sent_at(r: &mut Rig) -> Vec<(u64, i64)> {
+    r.sent().iter().map(|s| (s.t_us / 1000, s.seq)).collect()
+}
+
+const RFC6675: &str = r#"{"kind": "rfc6675"}"#;
+const RACK: &str = r#"{"kind": "rack_tlp"}"#;
+
+#[test]
+fn sack_never_resends_sacked_data_in_recovery_or_after_an_rto() {
+    // 10 segments at once; 2 and 5 are lost.
+    let mut r = rig(RFC6675, r#", "window_init": 10"#);
+    r.transfer(ms(0), 0, 10);
+    assert_eq!(r.sent_seqs(), (0..10).collect::<Vec<_>>());
+    r.ack(ms(100), 0, 0);
+    r.ack(ms(100), 0, 1);
+    assert_eq!(r.sent_seqs(), Vec::<i64>::new(), "nothing more to send");
+    assert_eq!(r.cwnd(0), 12.0);
+    r.ack_sack(ms(101), 0, 1, &[(3, 4)]);
+    r.ack_sack(ms(101), 0, 1, &[(3, 5)]);
+    assert_eq!(r.sent_seqs(), Vec::<i64>::new(), "two SACKed above 2: not yet lost");
+    r.ack_sack(ms(102), 0, 1, &[(6, 7), (3, 5)]);
+    // IsLost(2): three SACKed above. cwnd 12 -> 6, pipe 8 - 3 - 1 = 4: the fast
+    // retransmit of 2, then NextSeg rule 3 (no new data) resends 5, the unSACKed hole
+    // below the highest SACKed segment. Never 3, 4 or 6.
+    assert_eq!(sent_at(&mut r), vec![(102, 2), (102, 5)]);
+    assert_eq!((r.conn(0).ctr.sack_recoveries, r.conn(0).ctr.fast_retrans), (1, 2));
+    r.ack_sack(ms(103), 0, 1, &[(7, 8), (6, 7), (3, 5)]);
+    r.ack_sack(ms(103), 0, 1, &[(8, 9), (6, 8), (3, 5)]);
+    assert_eq!(r.sent_seqs(), Vec::<i64>::new(), "9 is above every SACKed segment: no rule 3");
+    // No more acks (both retransmissions lost too): the RTO fires; every unSACKed
+    // segment is lost, the SACKed ones are not resent.
+    let mut t = 103;
+    while r.conn(0).ctr.timeouts == 0 {
+        t += 1;
+        r.run_to(ms(t));
+    }
+    let mut after = r.sent_seqs();
+    assert_eq!(after, vec![2], "cwnd 1 after the RTO, lowest unSACKed first");
+    // 2 arrives: 3, 4 follow cumulatively, 6..8 still SACKed; cwnd 2 sends 5 and 9.
+    r.ack_sack(ms(t + 100), 0, 4, &[(6, 9)]);
+    r.ack_sack(ms(t + 200), 0, 8, &[]);
+    after.extend(r.sent_seqs());
+    assert_eq!(after, vec![2, 5, 9], "never 3, 4, 6, 7, 8 again");
+    let c = r.conn(0).ctr;
+    assert_eq!((c.timeouts, c.retrans_segs, c.fast_retrans, c.sack_recoveries), (1, 5, 2, 1));
+}
+
+#[test]
+fn rack_marks_a_segment_lost_one_reordering_window_after_a_later_delivery() {
+    // 4 segments at 0 ms; 1 is missing; 0 delivered at 100 ms, 2 SACKed at 101 ms.
+    let mut r = rig(RACK, r#", "window_init": 4"#);
+    r.transfer(ms(0), 0, 4);
+    r.sent();
+    r.ack(ms(100), 0, 0);
+    r.ack_sack(ms(101), 0, 0, &[(2, 3)]);
+    // RACK.rtt = 101 ms (segment 2), min_rtt = 100 ms: reordering window 25 ms. Segment
+    // 1 (sent at 0) is lost at 0 + 101 + 25 = 126 ms; Linux's reorder timer adds 2 ms.
+    r.run_to(ms(127));
+    assert_eq!(r.sent_seqs(), Vec::<i64>::new(), "still within the reordering window");
+    r.run_to(ms(128));
+    assert_eq!(sent_at(&mut r), vec![(128, 1)], "lost one reordering window later");
+    let c = r.conn(0).ctr;
+    assert_eq!((c.sack_recoveries, c.fast_retrans, c.timeouts), (1, 1, 0));
+}
+
+#[test]
+fn rack_with_dupthresh_sacks_marks_at_once() {
+    let mut r = rig(RACK, r#", "window_init": 6"#);
+    r.transfer(ms(0), 0, 6);
+    r.sent();
+    r.ack(ms(100), 0, 0);
+    r.ack_sack(ms(101), 0, 0, &[(2, 3)]);
+    r.ack_sack(ms(102), 0, 0, &[(2, 4)]);
+    assert_eq!(r.sent_seqs(), Vec::<i64>::new());
+    r.ack_sack(ms(103), 0, 0, &[(2, 5)]);
+    assert_eq!(sent_at(&mut r), vec![(103, 1)], "three SACKed, no reordering seen: reo_wnd 0");
+}
+
+#[test]
+fn a_lost_tail_is_repaired_by_one_probe_and_no_rto() {
+    // 10 segments; the last is lost. Acks of 0..=8 at 100 ms.
+    let mut r = rig(RACK, r#", "window_init": 10"#);
+    r.transfer(ms(0), 0, 10);
+    r.sent();
+    for a in 0..9 {
+        r.ack(ms(100), 0, a);
+    }
+    assert_eq!(r.sent_seqs(), Vec::<i64>::new());
+    let mut t = 100;
+    while r.conn(0).ctr.loss_probes == 0 && t < 3000 {
+        t += 1;
+        r.run_to(ms(t));
+    }
+    let probes = sent_at(&mut r);
+    assert_eq!(probes.len(), 1, "one probe: {probes:?}");
+    assert_eq!(probes[0].1, 9, "no new data: the last segment again");
+    // PTO = 2 SRTT + 200 ms (one segment outstanding), capped by the RTO.
+    let srtt = r.block(0).rtt.srtt_s(&r.conn(0).params().rtt);
+    let rto = r.block(0).rtt.timeout(&r.conn(0).params().rtt);
+    let pto_ms = (2.0 * srtt * 1000.0 + 200.0).min(rto * 1000.0);
+    assert!((probes[0].0 as f64 - (100.0 + pto_ms)).abs() <= 1.0, "probe at {} ms, PTO {pto_ms} ms", probes[0].0);
+    // The probe's ack ends the transfer; the RTO never fires.
+    r.ack(ms(probes[0].0 + 100), 0, 9);
+    r.run_to(ms(10_000));
+    assert_eq!(r.sent_seqs(), Vec::<i64>::new());
+    let c = r.conn(0).ctr;
+    assert_eq!((c.loss_probes, c.timeouts, c.retrans_segs, c.fast_retrans), (1, 0, 1, 0));
+}
+
+#[test]
+fn a_probe_sends_new_data_when_there_is_some() {
+    // cwnd 4 of a 10-segment transfer: 0..3 sent; all acks but 3's are lost...
+    // nothing comes back: the probe sends new data (segment 4) beyond cwnd.
+    let mut r = rig(RACK, r#", "window_init": 4"#);
+    r.transfer(ms(0), 0, 10);
+    r.sent();
+    r.run_to(ms(1500));
+    let s = sent_at(&mut r);
+    // No RTT sample yet: PTO = 1 s (TCP_TIMEOUT_INIT), below the initial RTO (3 s).
+    assert_eq!(s, vec![(1000, 4)]);
+    assert_eq!(r.conn(0).ctr.loss_probes, 1);
+}
+
+#[test]
+fn prr_sends_one_segment_per_two_delivered() {
+    // RFC 6937's example shape: a window of 20 in congestion avoidance, one loss.
+    let mut r = rig(r#"{"kind": "rfc6675", "prr": true}"#, r#", "window_init": 20, "ssthresh": 20, "window": 100"#);
+    r.transfer(ms(0), 0, 100);
+    assert_eq!(r.sent().len(), 20);
+    // Segment 0 is lost; 1.. arrive, each acked with SACK blocks.
+    let mut per_ack = Vec::new();
+    for k in 1..=16i64 {
+        r.ack_sack(ms(100 + k as u64), 0, -1, &[(1, k + 1)]);
+        per_ack.push(r.sent_seqs());
+    }
+    // Before recovery (two dup acks) pipe falls by one per ack: one new segment each
+    // (RFC 3042-like, from pipe). At the third SACK recovery starts: ssthresh 10,
+    // RecoverFS 20; PRR sends ceil(delivered * 10 / 20) - sent: R, -, N, -, N, ...
+    assert_eq!(per_ack[0], vec![20]);
+    assert_eq!(per_ack[1], vec![21]);
+    assert_eq!(per_ack[2], vec![0], "the fast retransmit");
+    let counts: Vec<usize> = per_ack[3..].iter().map(|v| v.len()).collect();
+    assert_eq!(counts, vec![0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0]);
+    assert_eq!(r.ssthresh(0), 10);
+    // The ack of everything sent before recovery ends it with cwnd = ssthresh.
+    let maxseq = r.conn(0).maxseq;
+    r.ack(ms(200), 0, maxseq);
+    assert_eq!(r.cwnd(0), 10.0, "cwnd = ssthresh (Linux tcp_end_cwnd_reduction)");
+}
+
+#[test]
+fn dsack_is_counted_with_every_recovery_kind() {
+    for rec in [RFC6675, RACK, r#"{"kind": "ns2"}"#] {
+        let mut r = rig(rec, r#", "window_init": 4"#);
+        r.transfer(ms(0), 0, 4);
+        r.ack(ms(100), 0, 1);
+        r.ack_sack(ms(101), 0, 1, &[(1, 2)]); // a duplicate of 1 arrived
+        r.ack_sack(ms(102), 0, 1, &[(3, 4), (2, 4)]); // a duplicate of 3, inside (2, 4)
+        assert_eq!(r.conn(0).ctr.dsack_recv, 2, "{rec}");
+    }
+}
+
+#[test]
+fn ns2_recovery_reports_fast_retransmits_and_timeouts() {
+    // NewReno without SACK: segments 2 and 6 of 8 lost (the sender_tests fixture).
+    let mut r = Rig::one(&tcp(r#"{"variant": "newreno", "syn": false, "delay_growth": false, "singledup": 0, "window_init": 8}"#), AnyStartup::Ns2(Ns2));
+    r.transfer(ms(0), 0, 8);
+    r.sent();
+    r.ack(ms(100), 0, 0);
+    r.ack(ms(101), 0, 1);
+    for t in 102..105 {
+        r.ack(ms(t), 0, 1);
+    }
+    assert_eq!(r.sent_seqs()[0], 2, "fast retransmit");
+    r.ack(ms(200), 0, 5); // partial ack: 6 resent at once
+    assert!(r.sent_seqs().contains(&6));
+    let c = r.conn(0).ctr;
+    assert_eq!((c.fast_retrans, c.sack_recoveries, c.timeouts, c.loss_probes), (2, 0, 0, 0));
+    assert_eq!(c.retrans_segs, 2);
+    // Then nothing: the RTO fires for 7 (the window's tail was never acked).
+    r.run_to(ms(5000));
+    assert!(r.conn(0).ctr.timeouts >= 1);
+}
+
+#[test]
+fn an_rto_whose_original_was_delivered_is_spurious() {
+    let mut r = rig(RFC6675, r#", "window_init": 2"#);
+    r.transfer(ms(0), 0, 2);
+    r.sent();
+    // No ack for 3 s: the RTO (3 s initially) fires and resends 0.
+    r.run_to(ms(3001));
+    assert_eq!(r.sent_seqs(), vec![0]);
+    assert_eq!(r.conn(0).ctr.timeouts, 1);
+    // The original's ack arrives, echoing its timestamp (0): spurious.
+    r.ack_sack_ts(ms(3010), 0, 1, &[], SimTime::ZERO);
+    assert_eq!(r.conn(0).ctr.spurious_rtos, 1);
+}

@@ -749,6 +749,48 @@ pub enum AckPolicyConfig {
         #[serde(default = "d_delack_interval")]
         interval_s: f64,
     },
+    /// Linux's receiver (`tcp::sink::LinuxAcks`): quick-acks for a fresh connection and
+    /// after an idle period longer than the receiver's RTO, then an ack every second
+    /// segment or on the adaptive delayed-ack timer (ato, from 40 ms); at once for
+    /// out-of-order data, a filled hole or a duplicate.
+    Linux {
+        /// `TCP_ATO_MIN` / `TCP_DELACK_MIN` (s). Linux: 0.04 (HZ/25).
+        #[serde(default = "d_ato_min")]
+        ato_min_s: f64,
+        /// Bound on the delayed-ack timer outside pingpong mode (s). Linux: 0.5 (HZ/2).
+        #[serde(default = "d_delack_max")]
+        delack_max_s: f64,
+        /// `TCP_MAX_QUICKACKS`. Linux: 16.
+        #[serde(default = "d_quickacks_max")]
+        quickacks_max: u32,
+        /// Initial receive window in segments (`TCP_DEFAULT_INIT_RCVWND`). Linux: 10.
+        #[serde(default = "d_init_rcv_wnd")]
+        init_rcv_wnd: u32,
+        /// The receiver's minimum RTO (s), for its idle test. Linux: 0.2 (`TCP_RTO_MIN`).
+        #[serde(default = "d_linux_rto_min")]
+        rto_min_s: f64,
+        /// The receiver's RTO before an RTT sample (s). Linux: 1 (`TCP_TIMEOUT_INIT`).
+        #[serde(default = "d_linux_rto_init")]
+        rto_init_s: f64,
+    },
+}
+fn d_ato_min() -> f64 {
+    0.04
+}
+fn d_delack_max() -> f64 {
+    0.5
+}
+fn d_quickacks_max() -> u32 {
+    16
+}
+fn d_init_rcv_wnd() -> u32 {
+    10
+}
+pub(crate) fn d_linux_rto_min() -> f64 {
+    0.2
+}
+pub(crate) fn d_linux_rto_init() -> f64 {
+    1.0
 }
 fn d_acc_dmax() -> u32 {
     25

@@ -21,6 +21,7 @@ mod acker;
 mod delack;
 mod every_d;
 mod every_packet;
+mod linux;
 mod policy;
 #[cfg(test)]
 mod tests;
@@ -30,6 +31,7 @@ pub use acker::Acker;
 pub use delack::DelAck;
 pub use every_d::EveryD;
 pub use every_packet::EveryPacket;
+pub use linux::LinuxAcks;
 pub use policy::{AckPolicy, Segment, Verdict};
 
 use crate::config::SinkConfig;
@@ -139,6 +141,7 @@ impl TcpSink {
             // The latest segment's timestamp (the held one when the timer fires).
             self.acker.echo_latest(p.ts);
         }
+        let cum_before = self.acker.seqno();
         self.bytes += self.acker.update(p.seqno, p.size);
         if p.ect | p.cwr {
             self.held_ecn |= (p.cwr as u8 * HELD_CWR) | ((p.ect && p.ce) as u8 * HELD_CE) | HELD_ECT * p.ect as u8;
@@ -152,6 +155,8 @@ impl TcpSink {
             seqno: p.seqno,
             in_order: p.seqno == self.acker.seqno(),
             fills_hole: p.seqno < self.acker.maxseen(),
+            advanced: self.acker.seqno() > cum_before,
+            duplicate: p.seqno <= cum_before,
             ce: p.ect && p.ce,
             ece: p.ecn_echo,
             ts: p.ts,
@@ -174,6 +179,7 @@ impl TcpSink {
     /// ns-2.35: tcp-sink.cc `DelAckSink::timeout`: send the held ack.
     pub fn timer(&mut self, cx: &mut Ctx, which: u8, gen: u32) {
         if which == TIMER_DELACK && self.timer.fire(gen) && self.saved {
+            self.policy.on_timer();
             self.ack(cx);
         }
     }

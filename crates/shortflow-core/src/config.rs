@@ -550,6 +550,9 @@ pub enum CcConfig {
     /// TCP Vienna (Ziegler et al., size-based congestion control; spec
     /// fairshare-and-sizebased part B): NewReno whose α, β, γ follow the transfer's size.
     Vienna(ViennaCcConfig),
+    /// Linux's Reno (`tcp::cc::linux_reno`): slow start by segments acked (ABC),
+    /// congestion avoidance one segment per window, ssthresh max(cwnd/2, 2).
+    LinuxReno,
 }
 fn d_sa_gain() -> f64 {
     0.125

@@ -31,7 +31,7 @@ from .schema import (
     LinkSpec,
     OnOffCross,
     RoundsApp,
-    FairShareStartup,
+    FairShareStartup, LinuxStartup,
     FastStartStartup,
     ScenarioModel,
     SpandStartup,
@@ -356,6 +356,8 @@ class _Builder:
             return None
         if isinstance(st, (FastStartStartup, FairShareStartup)):
             return st.to_core()
+        if isinstance(st, LinuxStartup):
+            return st.model_dump(exclude_none=True)
         if not isinstance(st, SpandStartup):
             return {"kind": st.kind}
         d = st.model_dump(exclude_none=True)

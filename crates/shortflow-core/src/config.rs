@@ -382,9 +382,11 @@ impl Default for RedConfig {
     }
 }
 
-/// One transport connection (one-way TCP sender to sink) or a UDP flow.
+/// One transport connection (one-way TCP sender to sink) or a UDP flow. Read through
+/// [`RawFlowConfig`]: a `tcp.profile` and `tcp.mtu` are resolved first
+/// (`crate::profile`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "RawFlowConfig")]
 pub struct FlowConfig {
     pub name: String,
     pub src: String,
@@ -401,6 +403,41 @@ pub struct FlowConfig {
     /// traffic generator's own packetSize_ decides the sizes actually sent).
     #[serde(default)]
     pub udp: UdpConfig,
+}
+
+/// A flow as written, before its profile is resolved.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFlowConfig {
+    name: String,
+    src: String,
+    dst: String,
+    #[serde(default)]
+    transport: Transport,
+    #[serde(default)]
+    tcp: serde_json::Map<String, serde_json::Value>,
+    #[serde(default)]
+    sink: serde_json::Map<String, serde_json::Value>,
+    #[serde(default)]
+    startup: Option<serde_json::Value>,
+    #[serde(default)]
+    udp: UdpConfig,
+}
+
+impl TryFrom<RawFlowConfig> for FlowConfig {
+    type Error = String;
+    fn try_from(mut r: RawFlowConfig) -> Result<FlowConfig, String> {
+        let name = r.name;
+        let at = |what: &str, e: String| format!("flow {name:?}: {what}{e}");
+        crate::profile::resolve(&mut r.tcp, &mut r.sink, &mut r.startup).map_err(|e| at("", e))?;
+        let tcp = serde_json::from_value(serde_json::Value::Object(r.tcp)).map_err(|e| at("tcp: ", e.to_string()))?;
+        let sink = serde_json::from_value(serde_json::Value::Object(r.sink)).map_err(|e| at("sink: ", e.to_string()))?;
+        let startup = match r.startup {
+            None => StartupConfig::default(),
+            Some(v) => serde_json::from_value(v).map_err(|e| at("startup: ", e.to_string()))?,
+        };
+        Ok(FlowConfig { name, src: r.src, dst: r.dst, transport: r.transport, tcp, sink, startup, udp: r.udp })
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -528,6 +565,50 @@ pub struct TcpConfig {
     /// thesis's sender adaptation (ch. 9 SA).
     #[serde(default)]
     pub cc: CcConfig,
+    /// The RTT estimator and retransmission timeout: ns-2.35's tick-based one (the
+    /// `tcp_tick_s`, `minrto_s`, ... knobs above) or Linux's (`tcp::rtt_linux`).
+    #[serde(default)]
+    pub rto: RtoConfig,
+    /// TCP timestamps (RFC 7323) on data and acks: 12 option bytes per packet when the
+    /// sizes are derived from `mtu`, and Linux's RTO takes samples from the echo of
+    /// retransmitted data. ns-2.35 default: false.
+    #[serde(default)]
+    pub timestamps: bool,
+    /// The path MTU (bytes, IP packet). When set, `packet_size` (the MSS: MTU - 40,
+    /// - 12 with timestamps), `header_size` (40, 52 with timestamps) and the sink's
+    /// `ack_size` (the same header) are derived from it unless given explicitly. Unset
+    /// (ns-2): those three are taken as given.
+    #[serde(default)]
+    pub mtu: Option<u32>,
+    /// A named set of defaults for every field left out (`tcp`, `sink`, `startup`):
+    /// `"linux"` (docs/defaults.md, "Linux profile"). Resolved when the configuration
+    /// is read; the resolved configuration holds every value.
+    #[serde(default)]
+    pub profile: Option<String>,
+}
+
+/// The RTT estimator / RTO rule of a flow's senders.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RtoConfig {
+    /// ns-2.35's coarse estimator (`tcp_tick_s`, `minrto_s`, `maxrto_s`, ...).
+    #[default]
+    Ns2,
+    /// Linux's (RFC 6298 as `tcp_rtt_estimator`/`tcp_set_rto` compute it), in µs.
+    Linux {
+        /// `TCP_RTO_MIN`: floor of the variance term (s). Linux: 0.2.
+        #[serde(default = "d_linux_rto_min")]
+        min_s: f64,
+        /// `TCP_RTO_MAX` (s). Linux: 120.
+        #[serde(default = "d_linux_rto_max")]
+        max_s: f64,
+        /// `TCP_TIMEOUT_INIT`: RTO before the first sample (s). Linux: 1.
+        #[serde(default = "d_linux_rto_init")]
+        init_s: f64,
+    },
+}
+fn d_linux_rto_max() -> f64 {
+    120.0
 }
 
 /// The congestion-control rule of a flow's senders.
@@ -832,6 +913,18 @@ pub enum StartupConfig {
     /// Cached and Averaged comparison methods, from the server's per-destination-group
     /// state (the path entry of (host, `paths.prefix_len` prefix)).
     FairShare(FairShareConfig),
+    /// Linux (`tcp::startup::linux`): restart after idle as `tcp_cwnd_restart`
+    /// (`slow_start_after_idle`), and a slow-start exit detector (`exit`).
+    Linux(LinuxStartupConfig),
+}
+
+/// Linux's start-up policy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinuxStartupConfig {
+    /// `net.ipv4.tcp_slow_start_after_idle`. Linux: 1 (true).
+    #[serde(default = "d_true")]
+    pub slow_start_after_idle: bool,
 }
 
 /// Which fair-share scheme starts a connection (spec fairshare-and-sizebased A.4-A.10).

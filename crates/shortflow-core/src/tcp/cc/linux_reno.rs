@@ -165,7 +165,7 @@ impl CongestionControl for LinuxReno {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::config::TcpVariant;
     use crate::tcp::cc::CwndAction;

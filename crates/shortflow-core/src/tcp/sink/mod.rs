@@ -143,6 +143,9 @@ impl TcpSink {
         }
         let cum_before = self.acker.seqno();
         self.bytes += self.acker.update(p.seqno, p.size);
+        if self.acker.seqno() > cum_before {
+            self.note_delivered(cx);
+        }
         if p.ect | p.cwr {
             self.held_ecn |= (p.cwr as u8 * HELD_CWR) | ((p.ect && p.ce) as u8 * HELD_CE) | HELD_ECT * p.ect as u8;
         }
@@ -173,6 +176,20 @@ impl TcpSink {
                 self.saved = true;
                 self.timer.resched(cx.sched, after, self.agent, TIMER_DELACK);
             }
+        }
+    }
+
+    /// The cumulative ack advanced: transfers of this flow now wholly received in order
+    /// are delivered (`TransferRec::delivered`).
+    #[inline]
+    fn note_delivered(&mut self, cx: &mut Ctx) {
+        let Some(q) = cx.shared.recv_pending.get_mut(self.flow as usize) else { return };
+        while let Some(&(end, rec)) = q.front() {
+            if end > self.acker.seqno() {
+                break;
+            }
+            q.pop_front();
+            cx.shared.transfers[rec as usize].delivered = Some(cx.sched.now());
         }
     }
 

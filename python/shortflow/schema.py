@@ -448,10 +448,18 @@ class LinuxRenoCc(KindModel):
     kind: Literal["linux_reno"]
 
 
+class CubicCc(KindModel):
+    """CUBIC as Linux's tcp_cubic.c (RFC 9438): beta 0.7, C 0.4, fast convergence,
+    Reno-friendly region (HyStart is a start-up policy)."""
+
+    kind: Literal["cubic"]
+
+
 #: The congestion-control rule (``tcp.cc``).
 Cc = Annotated[
     Union[Annotated[Ns2Cc, Tag("ns2")], Annotated[SenderAdaptationCc, Tag("sender_adaptation")],
-          Annotated[ViennaCc, Tag("vienna")], Annotated[LinuxRenoCc, Tag("linux_reno")]],
+          Annotated[ViennaCc, Tag("vienna")], Annotated[LinuxRenoCc, Tag("linux_reno")],
+          Annotated[CubicCc, Tag("cubic")]],
     _tagged(None, {"sa": "sender_adaptation"}),
 ]
 
@@ -758,6 +766,8 @@ class LinuxStartup(KindModel):
     kind: Literal["linux"]
     #: ``net.ipv4.tcp_slow_start_after_idle`` (default true).
     slow_start_after_idle: Optional[bool] = None
+    #: Slow-start exit detector: "none" (default) or "hystart" (Linux's, tcp_cubic.c).
+    exit: Optional[Literal["none", "hystart"]] = None
 
 
 Startup = Annotated[

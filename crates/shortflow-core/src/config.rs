@@ -634,6 +634,9 @@ pub enum CcConfig {
     /// Linux's Reno (`tcp::cc::linux_reno`): slow start by segments acked (ABC),
     /// congestion avoidance one segment per window, ssthresh max(cwnd/2, 2).
     LinuxReno,
+    /// CUBIC as Linux's tcp_cubic.c (`tcp::cc::cubic`; RFC 9438): β 0.7, C 0.4, fast
+    /// convergence, Reno-friendly region. HyStart is a start-up policy.
+    Cubic,
 }
 fn d_sa_gain() -> f64 {
     0.125
@@ -925,6 +928,19 @@ pub struct LinuxStartupConfig {
     /// `net.ipv4.tcp_slow_start_after_idle`. Linux: 1 (true).
     #[serde(default = "d_true")]
     pub slow_start_after_idle: bool,
+    /// Slow-start exit detector: `none` or `hystart` (Linux's, tcp_cubic.c). The Linux
+    /// profile picks `hystart` with CUBIC (`tcp_cubic.c hystart = 1`), `none` with Reno.
+    #[serde(default)]
+    pub exit: SsExitConfig,
+}
+
+/// A slow-start exit detector of the Linux start-up policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SsExitConfig {
+    #[default]
+    None,
+    Hystart,
 }
 
 /// Which fair-share scheme starts a connection (spec fairshare-and-sizebased A.4-A.10).

@@ -10,7 +10,8 @@
 //! window `min(IW, cwnd)`. With `false` cwnd and ssthresh carry over the idle period.
 
 use super::{StartCtx, StartPlan, StartupPolicy};
-use crate::config::LinuxStartupConfig;
+use super::hystart::HyStart;
+use crate::config::{LinuxStartupConfig, SsExitConfig};
 use crate::error::ConfigError;
 use crate::tcp::cc::Tcb;
 use crate::tcp::events::{AckSample, LossEvent, LossVerdict, Phase};
@@ -20,6 +21,8 @@ use crate::time::SimTime;
 #[derive(Clone, Debug)]
 pub enum SsExit {
     None,
+    /// Linux's HyStart (ack train + delay), `hystart.rs`.
+    HyStart(HyStart),
 }
 
 #[derive(Clone, Debug)]
@@ -30,7 +33,11 @@ pub struct LinuxStart {
 
 impl LinuxStart {
     pub fn from_config(_field: &str, c: &LinuxStartupConfig) -> Result<LinuxStart, ConfigError> {
-        Ok(LinuxStart { slow_start_after_idle: c.slow_start_after_idle, exit: SsExit::None })
+        let exit = match c.exit {
+            SsExitConfig::None => SsExit::None,
+            SsExitConfig::Hystart => SsExit::HyStart(HyStart::default()),
+        };
+        Ok(LinuxStart { slow_start_after_idle: c.slow_start_after_idle, exit })
     }
 }
 
@@ -66,12 +73,26 @@ impl StartupPolicy for LinuxStart {
         StartPlan::default()
     }
 
-    fn on_ack(&mut self, _cx: &mut StartCtx, _ack: &AckSample) -> Phase {
+    fn on_ack(&mut self, cx: &mut StartCtx, ack: &AckSample) -> Phase {
+        if let SsExit::HyStart(h) = &mut self.exit {
+            h.on_ack(cx.tcb, ack);
+        }
         Phase::Stay
     }
 
-    fn on_loss(&mut self, _cx: &mut StartCtx, _loss: &LossEvent) -> LossVerdict {
+    fn on_loss(&mut self, _cx: &mut StartCtx, loss: &LossEvent) -> LossVerdict {
+        if let SsExit::HyStart(h) = &mut self.exit {
+            h.on_loss(loss);
+        }
         LossVerdict::Cut
+    }
+
+    fn wants_every_ack(&self) -> bool {
+        !matches!(self.exit, SsExit::None)
+    }
+
+    fn wants_detail(&self) -> bool {
+        !matches!(self.exit, SsExit::None)
     }
 }
 

@@ -41,6 +41,7 @@
 
 pub mod fair_share;
 pub mod fast_start;
+pub mod hystart;
 pub mod idle_restart;
 pub mod linux;
 pub mod ns2;

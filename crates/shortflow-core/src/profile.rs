@@ -75,7 +75,8 @@ fn merge(user: &mut Value, profile: &Value) {
 /// flow's tables as given (empty when left out), `startup` its start-up table.
 /// Errors are messages naming the field and the value.
 pub fn resolve(tcp: &mut Map<String, Value>, sink: &mut Map<String, Value>, startup: &mut Option<Value>) -> Result<(), String> {
-    if let Some(p) = tcp.get("profile") {
+    // `null` (a resolved configuration read back) is no profile.
+    if let Some(p) = tcp.get("profile").filter(|v| !v.is_null()) {
         let name = p.as_str().ok_or_else(|| format!("tcp.profile = {p}: must be a profile name (a string)"))?;
         match name {
             "linux" => {
@@ -187,6 +188,14 @@ mod tests {
         assert!(e.contains("tcp.profile = \"linx\"") && e.contains("did you mean \"linux\""), "{e}");
         let e = flow(r#"{"profile": 3}"#, "").unwrap_err().to_string();
         assert!(e.contains("tcp.profile = 3"), "{e}");
+        // A resolved configuration read back (profile and mtu null) is accepted as is,
+        // and a resolved Linux flow resolves to itself.
+        let plain = serde_json::to_string(&flow("{}", "").unwrap()).unwrap();
+        let again: FlowConfig = serde_json::from_str(&plain).unwrap();
+        assert_eq!(serde_json::to_string(&again).unwrap(), plain);
+        let lin = serde_json::to_string(&flow(r#"{"profile": "linux"}"#, "").unwrap()).unwrap();
+        let again: FlowConfig = serde_json::from_str(&lin).unwrap();
+        assert_eq!(serde_json::to_string(&again).unwrap(), lin);
         let e = flow(r#"{"mtu": 40}"#, "").unwrap_err().to_string();
         assert!(e.contains("tcp.mtu = 40"), "{e}");
         let e = flow(r#"{"mtu": 1500, "timestamps": "yes"}"#, "").unwrap_err().to_string();

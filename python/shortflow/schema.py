@@ -767,7 +767,7 @@ class LinuxStartup(KindModel):
     #: ``net.ipv4.tcp_slow_start_after_idle`` (default true).
     slow_start_after_idle: Optional[bool] = None
     #: Slow-start exit detector: "none" (default) or "hystart" (Linux's, tcp_cubic.c).
-    exit: Optional[Literal["none", "hystart"]] = None
+    exit: Optional[Literal["none", "hystart", "hystart_pp"]] = None
 
 
 Startup = Annotated[

@@ -941,6 +941,8 @@ pub enum SsExitConfig {
     #[default]
     None,
     Hystart,
+    /// HyStart++ (RFC 9406).
+    HystartPp,
 }
 
 /// Which fair-share scheme starts a connection (spec fairshare-and-sizebased A.4-A.10).

@@ -11,6 +11,7 @@
 
 use super::{StartCtx, StartPlan, StartupPolicy};
 use super::hystart::HyStart;
+use super::hystart_pp::HyStartPP;
 use crate::config::{LinuxStartupConfig, SsExitConfig};
 use crate::error::ConfigError;
 use crate::tcp::cc::Tcb;
@@ -23,6 +24,8 @@ pub enum SsExit {
     None,
     /// Linux's HyStart (ack train + delay), `hystart.rs`.
     HyStart(HyStart),
+    /// HyStart++ (RFC 9406), `hystart_pp.rs`.
+    HyStartPP(HyStartPP),
 }
 
 #[derive(Clone, Debug)]
@@ -36,6 +39,7 @@ impl LinuxStart {
         let exit = match c.exit {
             SsExitConfig::None => SsExit::None,
             SsExitConfig::Hystart => SsExit::HyStart(HyStart::default()),
+            SsExitConfig::HystartPp => SsExit::HyStartPP(HyStartPP::default()),
         };
         Ok(LinuxStart { slow_start_after_idle: c.slow_start_after_idle, exit })
     }
@@ -74,15 +78,19 @@ impl StartupPolicy for LinuxStart {
     }
 
     fn on_ack(&mut self, cx: &mut StartCtx, ack: &AckSample) -> Phase {
-        if let SsExit::HyStart(h) = &mut self.exit {
-            h.on_ack(cx.tcb, ack);
+        match &mut self.exit {
+            SsExit::HyStart(h) => h.on_ack(cx.tcb, ack),
+            SsExit::HyStartPP(h) => h.on_ack(cx.tcb, ack),
+            SsExit::None => {}
         }
         Phase::Stay
     }
 
     fn on_loss(&mut self, _cx: &mut StartCtx, loss: &LossEvent) -> LossVerdict {
-        if let SsExit::HyStart(h) = &mut self.exit {
-            h.on_loss(loss);
+        match &mut self.exit {
+            SsExit::HyStart(h) => h.on_loss(loss),
+            SsExit::HyStartPP(h) => h.on_loss(loss),
+            SsExit::None => {}
         }
         LossVerdict::Cut
     }

@@ -42,6 +42,7 @@
 pub mod fair_share;
 pub mod fast_start;
 pub mod hystart;
+pub mod hystart_pp;
 pub mod idle_restart;
 pub mod linux;
 pub mod ns2;

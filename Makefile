@@ -85,6 +85,10 @@ test-repro: install
 	rm -rf out/ci-repro-web-quick
 	$(SF) repro web --quick --out out/ci-repro-web-quick
 	$(VPY) -c "import json, sys; c = json.load(open('out/ci-repro-web-quick/claims.json'))['counts']; print('web claims:', c); sys.exit(1 if c['evaluated'] + c['not_run'] < c['claims'] or c['evaluated'] < 15 else 0)"
+	# Linux profile vs real Linux (issue 19), quick: four reno configurations, a few seconds; every row must be simulated.
+	rm -rf out/ci-repro-linux-quick
+	$(SF) repro linux --quick --out out/ci-repro-linux-quick
+	$(VPY) -c "import json, sys; r = json.load(open('out/ci-repro-linux-quick/rows.json')); miss = [x['tag'] for x in r if x['ours_s'] is None]; print('linux rows:', len(r), 'pass:', sum(x['passed'] for x in r), 'not simulated:', miss); sys.exit(1 if miss or not r else 0)"
 	# TCP Fast Start (thesis ch. 8), quick: about 50 s on 2 idle cores (26 s CPU); every claim must be evaluated.
 	rm -rf out/ci-repro-faststart-quick
 	$(SF) repro faststart --quick --no-progress --out out/ci-repro-faststart-quick
@@ -102,6 +106,9 @@ repro-spand: install
 
 repro-faststart: install
 	$(SF) repro faststart --out out/repro-faststart
+
+repro-linux: install
+	$(SF) repro linux --out out/repro-linux
 
 clean:
 	rm -rf $(VENV) target out

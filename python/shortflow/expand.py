@@ -38,6 +38,7 @@ from .schema import (
     SurgeApp,
     TransitStub,
     FairShareStartup,
+    LinuxStartup,
     FastStartStartup,
     ScenarioModel,
     SpandStartup,
@@ -593,13 +594,15 @@ class _Builder:
         """The SACK recovery kinds read SACK blocks, and PRR runs only in them (after
         merging [tcp] and the group's tcp): the core would reject the flow."""
         rec = tcp.get("recovery") or {}
-        kind = rec.get("kind", "ns2")
+        # The Linux profile fills sack = true and recovery = rack_tlp with PRR when left out.
+        linux = tcp.get("profile") == "linux"
+        kind = rec.get("kind", "rack_tlp" if linux else "ns2")
 
         def origin(name: str) -> str:
             if g.tcp is not None and getattr(g.tcp, name) is not None:
                 return f"{where}.tcp.{name}"
             return f"tcp.{name}"
-        if kind != "ns2" and not tcp.get("sack", False):
+        if kind != "ns2" and not tcp.get("sack", linux):
             self.fail(f"{origin('recovery')}.kind",
                       f"recovery {kind!r} needs SACK: set tcp.sack = true (flow group {g.name!r})", kind)
         if kind == "ns2" and rec.get("prr"):
@@ -627,6 +630,8 @@ class _Builder:
             return None
         if isinstance(st, (FastStartStartup, FairShareStartup)):
             return st.to_core()
+        if isinstance(st, LinuxStartup):
+            return st.model_dump(exclude_none=True)
         if not isinstance(st, SpandStartup):
             return {"kind": st.kind}
         d = st.model_dump(exclude_none=True)

@@ -22,6 +22,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "retransmits": pl.UInt64,
         "timeouts": pl.UInt64,
         "initial_cwnd": pl.Float64,
+        "delivered_s": pl.Float64,
     },
     "flows": {
         "flow": pl.String,
@@ -131,7 +132,8 @@ def transfers_frame(columns: Mapping[str, list[Any]] | None) -> pl.DataFrame:
     """The transfers table; ``end_s``/``completion_s`` are null for unfinished transfers
     (the core's NaN travels as JSON null)."""
     df = frame("transfers", columns)
-    return df.with_columns(pl.col("end_s").fill_nan(None), pl.col("completion_s").fill_nan(None))
+    return df.with_columns(pl.col("end_s").fill_nan(None), pl.col("completion_s").fill_nan(None),
+                           pl.col("delivered_s").fill_nan(None))
 
 
 def _nan_to_null(df: pl.DataFrame, cols: tuple[str, ...]) -> pl.DataFrame:

@@ -502,10 +502,25 @@ class ViennaCc(KindModel):
     ns2_first_decrease_halves: Optional[bool] = None
 
 
+class LinuxRenoCc(KindModel):
+    """Linux's Reno (``tcp_reno_cong_avoid``): slow start by segments acknowledged (ABC),
+    congestion avoidance one segment per window, ssthresh max(cwnd/2, 2)."""
+
+    kind: Literal["linux_reno"]
+
+
+class CubicCc(KindModel):
+    """CUBIC as Linux's tcp_cubic.c (RFC 9438): beta 0.7, C 0.4, fast convergence,
+    Reno-friendly region (HyStart is a start-up policy)."""
+
+    kind: Literal["cubic"]
+
+
 #: The congestion-control rule (``tcp.cc``).
 Cc = Annotated[
     Union[Annotated[Ns2Cc, Tag("ns2")], Annotated[SenderAdaptationCc, Tag("sender_adaptation")],
-          Annotated[ViennaCc, Tag("vienna")]],
+          Annotated[ViennaCc, Tag("vienna")], Annotated[LinuxRenoCc, Tag("linux_reno")],
+          Annotated[CubicCc, Tag("cubic")]],
     _tagged(None, {"sa": "sender_adaptation"}),
 ]
 
@@ -518,6 +533,35 @@ class Recovery(Model):
 
     kind: Optional[Literal["ns2", "rfc6675", "rack_tlp"]] = None
     prr: Optional[bool] = None
+
+
+class Ns2Rto(KindModel):
+    """ns-2.35's tick-based RTT estimator and RTO (the ``tcp_tick``, ``minrto``, ... knobs)."""
+
+    kind: Literal["ns2"]
+
+
+class LinuxRto(KindModel):
+    """Linux's RTT estimator and RTO (RFC 6298 as ``tcp_rtt_estimator`` computes it, µs)."""
+
+    kind: Literal["linux"]
+    #: ``TCP_RTO_MIN``, the floor of the variance term (default "200ms").
+    min: Optional[Time] = None
+    #: ``TCP_RTO_MAX`` (default "120s").
+    max: Optional[PosTime] = None
+    #: ``TCP_TIMEOUT_INIT``, the RTO before the first sample (default "1s").
+    init: Optional[PosTime] = None
+
+    def to_core(self) -> dict[str, Any]:
+        d = self.model_dump(exclude_none=True)
+        for k in ("min", "max", "init"):
+            if k in d:
+                d[k + "_s"] = d.pop(k)
+        return d
+
+
+#: The RTT estimator / RTO rule (``tcp.rto``).
+Rto = Annotated[Union[Annotated[Ns2Rto, Tag("ns2")], Annotated[LinuxRto, Tag("linux")]], _tagged(None)]
 
 
 class TcpOptions(Model):
@@ -566,9 +610,20 @@ class TcpOptions(Model):
     sack_max_blocks: Optional[Annotated[StrictInt, Field(ge=1, le=4)]] = None
     #: Loss recovery: { kind = "ns2" | "rfc6675" | "rack_tlp", prr = bool }.
     recovery: Optional[Recovery] = None
+    #: RTT estimator and RTO: "ns2" (default) or { kind = "linux" }.
+    rto: Optional[Rto] = None
+    #: TCP timestamps (12 option bytes when sizes derive from ``mtu``).
+    timestamps: Optional[bool] = None
+    #: Path MTU: derives packet_size, header_size and the sink's ack_size left unset.
+    mtu: Optional[Annotated[int, Field(ge=1, le=U32_MAX)]] = None
+    #: A named set of defaults for every tcp/sink/startup field left out: "linux".
+    profile: Optional[Literal["linux"]] = None
 
     def to_core(self) -> dict[str, Any]:
-        return {TCP_RENAMES.get(k, k): v for k, v in self.model_dump(exclude_none=True).items()}
+        d = {TCP_RENAMES.get(k, k): v for k, v in self.model_dump(exclude_none=True).items()}
+        if self.rto is not None:
+            d["rto"] = self.rto.to_core() if isinstance(self.rto, LinuxRto) else {"kind": "ns2"}
+        return d
 
 
 class EveryPacketAcks(KindModel):
@@ -618,6 +673,26 @@ class AccAcks(KindModel):
         return self
 
 
+class LinuxAcks(KindModel):
+    """Linux's receiver: quick-acks on a fresh connection (init_rcv_wnd / 2, at most
+    ``quickacks_max``) and after an idle period longer than the receiver's RTO, then an ack
+    every second segment or on the adaptive delayed-ack timer (from ``ato_min``); at once
+    for out-of-order data, a filled hole or a duplicate."""
+
+    kind: Literal["linux"]
+    #: ``TCP_ATO_MIN`` (default "40ms").
+    ato_min: Optional[PosTime] = None
+    #: Bound on the delayed-ack timer (default "500ms").
+    delack_max: Optional[PosTime] = None
+    #: ``TCP_MAX_QUICKACKS`` (default 16).
+    quickacks_max: Optional[PosInt] = None
+    #: Initial receive window in segments (default 10).
+    init_rcv_wnd: Optional[PosInt] = None
+    #: The receiver's minimum and initial RTO (defaults "200ms", "1s").
+    rto_min: Optional[Time] = None
+    rto_init: Optional[PosTime] = None
+
+
 #: The sink's ack rule (``ack_policy``); a string is shorthand for ``{ kind = "..." }``.
 AckPolicy = Annotated[
     Union[
@@ -625,6 +700,7 @@ AckPolicy = Annotated[
         Annotated[DelayedAcks, Tag("delayed")],
         Annotated[EveryDAcks, Tag("every_d")],
         Annotated[AccAcks, Tag("acc")],
+        Annotated[LinuxAcks, Tag("linux")],
     ],
     _tagged(None),
 ]
@@ -649,8 +725,10 @@ class SinkOptions(Model):
         d = self.model_dump(exclude_none=True)
         if "delack_interval" in d:
             d["delack_interval_s"] = d.pop("delack_interval")
-        if "ack_policy" in d and "interval" in d["ack_policy"]:
-            d["ack_policy"]["interval_s"] = d["ack_policy"].pop("interval")
+        if "ack_policy" in d:
+            for k in ("interval", "ato_min", "delack_max", "rto_min", "rto_init"):
+                if k in d["ack_policy"]:
+                    d["ack_policy"][k + "_s"] = d["ack_policy"].pop(k)
         return d
 
 
@@ -758,6 +836,17 @@ class FairShareStartup(KindModel):
         return d
 
 
+class LinuxStartup(KindModel):
+    """Linux's start-up: restart after idle as ``tcp_cwnd_restart`` (cwnd halved per RTO
+    idle, not below min(IW, cwnd)) when ``slow_start_after_idle`` (default true)."""
+
+    kind: Literal["linux"]
+    #: ``net.ipv4.tcp_slow_start_after_idle`` (default true).
+    slow_start_after_idle: Optional[bool] = None
+    #: Slow-start exit detector: "none" (default) or "hystart" (Linux's, tcp_cubic.c).
+    exit: Optional[Literal["none", "hystart", "hystart_pp"]] = None
+
+
 Startup = Annotated[
     Union[
         Annotated[Ns2Startup, Tag("ns2")],
@@ -766,6 +855,7 @@ Startup = Annotated[
         Annotated[SpandStartup, Tag("spand")],
         Annotated[FastStartStartup, Tag("fast_start")],
         Annotated[FairShareStartup, Tag("fair_share")],
+        Annotated[LinuxStartup, Tag("linux")],
     ],
     _tagged(None, {"ssr": "idle_restart", "nssr": "no_restart"}),
 ]

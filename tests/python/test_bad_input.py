@@ -209,6 +209,18 @@ SCENARIO_CASES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
     ("range-packet-size-u32", put("tcp.packet_size", 2**32), "tcp.packet_size", "= 4294967296"),
     ("range-rounds-zero", put(f"{APP}.rounds", 0), f"{APP}.rounds", "= 0"),
     ("range-spand-b-zero", put("flows.conn.startup", {"kind": "spand", "b": 0}), "flows.conn.startup.b", "= 0"),
+    # the Linux profile and its fields (issue 19)
+    ("enum-tcp-profile", put("tcp.profile", "linx"), "tcp.profile", "linx"),
+    ("type-tcp-timestamps", put("tcp.timestamps", "yes"), "tcp.timestamps", "= 'yes'"),
+    ("range-tcp-mtu-zero", put("tcp.mtu", 0), "tcp.mtu", "= 0"),
+    ("unit-rto-linux-min", put("tcp.rto", {"kind": "linux", "min": "-1ms"}), "tcp.rto.min", "-1ms"),
+    ("enum-rto-kind", put("tcp.rto", {"kind": "linus"}), "tcp.rto", "linus"),
+    ("enum-cc-cubik", put("tcp.cc", "cubik"), "tcp.cc", "cubik"),
+    ("range-linux-acks-quickacks", put("sink.ack_policy", {"kind": "linux", "quickacks_max": 0}),
+     "sink.ack_policy.quickacks_max", "= 0"),
+    ("unit-linux-acks-ato", put("sink.ack_policy", {"kind": "linux", "ato_min": "0ms"}), "sink.ack_policy.ato_min", "0ms"),
+    ("enum-linux-startup-exit", put("flows.conn.startup", {"kind": "linux", "exit": "hystartpp"}),
+     "flows.conn.startup.exit", "hystartpp"),
     # TCP Fast Start and the ch. 8 workload
     ("range-fs-max-idle-zero", put("flows.conn.startup", {"kind": "fast_start", "max_idle": 0}),
      "flows.conn.startup.max_idle", "= 0"),

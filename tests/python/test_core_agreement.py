@@ -59,6 +59,28 @@ ns2_first_decrease_halves = true
 """
 
 
+#: The Linux profile's own tables (issue 19): its ack rule, start-up and CUBIC, every field set.
+LINUX = """
+name = "linux-every-field"
+duration = "1s"
+[topology]
+kind = "explicit"
+nodes = ["a", "b"]
+links = [{ src = "a", dst = "b", rate = "1.6Mb", delay = "50ms", queue = 11 }]
+[tcp]
+profile = "linux"
+cc = "cubic"
+[sink]
+ack_policy = { kind = "linux", ato_min = "40ms", delack_max = "500ms", quickacks_max = 16, init_rcv_wnd = 10, rto_min = "200ms", rto_init = "1s" }
+[[flows]]
+name = "f"
+src = "a"
+dst = "b"
+startup = { kind = "linux", slow_start_after_idle = true, exit = "hystart" }
+app = { kind = "ftp", size = "30KB" }
+"""
+
+
 def _paths(o: Any, prefix: str = "") -> set[str]:
     """Every key path of a JSON document, list items as ``[]``."""
     out: set[str] = set()
@@ -74,7 +96,7 @@ def _paths(o: Any, prefix: str = "") -> set[str]:
 
 
 def _scenarios() -> list[Scenario]:
-    return [load(DATA / "every_field.toml"), Scenario.from_toml(EXPLICIT)]
+    return [load(DATA / "every_field.toml"), Scenario.from_toml(EXPLICIT), Scenario.from_toml(LINUX)]
 
 
 def test_expand_produces_every_core_field(core) -> None:

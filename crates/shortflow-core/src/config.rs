@@ -382,9 +382,11 @@ impl Default for RedConfig {
     }
 }
 
-/// One transport connection (one-way TCP sender to sink) or a UDP flow.
+/// One transport connection (one-way TCP sender to sink) or a UDP flow. Read through
+/// [`RawFlowConfig`]: a `tcp.profile` and `tcp.mtu` are resolved first
+/// (`crate::profile`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "RawFlowConfig")]
 pub struct FlowConfig {
     pub name: String,
     pub src: String,
@@ -401,6 +403,41 @@ pub struct FlowConfig {
     /// traffic generator's own packetSize_ decides the sizes actually sent).
     #[serde(default)]
     pub udp: UdpConfig,
+}
+
+/// A flow as written, before its profile is resolved.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFlowConfig {
+    name: String,
+    src: String,
+    dst: String,
+    #[serde(default)]
+    transport: Transport,
+    #[serde(default)]
+    tcp: serde_json::Map<String, serde_json::Value>,
+    #[serde(default)]
+    sink: serde_json::Map<String, serde_json::Value>,
+    #[serde(default)]
+    startup: Option<serde_json::Value>,
+    #[serde(default)]
+    udp: UdpConfig,
+}
+
+impl TryFrom<RawFlowConfig> for FlowConfig {
+    type Error = String;
+    fn try_from(mut r: RawFlowConfig) -> Result<FlowConfig, String> {
+        let name = r.name;
+        let at = |what: &str, e: String| format!("flow {name:?}: {what}{e}");
+        crate::profile::resolve(&mut r.tcp, &mut r.sink, &mut r.startup).map_err(|e| at("", e))?;
+        let tcp = serde_json::from_value(serde_json::Value::Object(r.tcp)).map_err(|e| at("tcp: ", e.to_string()))?;
+        let sink = serde_json::from_value(serde_json::Value::Object(r.sink)).map_err(|e| at("sink: ", e.to_string()))?;
+        let startup = match r.startup {
+            None => StartupConfig::default(),
+            Some(v) => serde_json::from_value(v).map_err(|e| at("startup: ", e.to_string()))?,
+        };
+        Ok(FlowConfig { name, src: r.src, dst: r.dst, transport: r.transport, tcp, sink, startup, udp: r.udp })
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -540,6 +577,26 @@ pub struct TcpConfig {
     /// The loss-recovery policy (`tcp::recovery`). Default ns-2's (`variant`).
     #[serde(default)]
     pub recovery: RecoveryConfig,
+    /// The RTT estimator and retransmission timeout: ns-2.35's tick-based one (the
+    /// `tcp_tick_s`, `minrto_s`, ... knobs above) or Linux's (`tcp::rtt_linux`).
+    #[serde(default)]
+    pub rto: RtoConfig,
+    /// TCP timestamps (RFC 7323) on data and acks: 12 option bytes per packet when the
+    /// sizes are derived from `mtu`, and Linux's RTO takes samples from the echo of
+    /// retransmitted data. ns-2.35 default: false.
+    #[serde(default)]
+    pub timestamps: bool,
+    /// The path MTU (bytes, IP packet). When set, `packet_size` (the MSS: MTU - 40,
+    /// - 12 with timestamps), `header_size` (40, 52 with timestamps) and the sink's
+    /// `ack_size` (the same header) are derived from it unless given explicitly. Unset
+    /// (ns-2): those three are taken as given.
+    #[serde(default)]
+    pub mtu: Option<u32>,
+    /// A named set of defaults for every field left out (`tcp`, `sink`, `startup`):
+    /// `"linux"` (docs/defaults.md, "Linux profile"). Resolved when the configuration
+    /// is read; the resolved configuration holds every value.
+    #[serde(default)]
+    pub profile: Option<String>,
 }
 
 fn d_sack_max_blocks() -> u32 {
@@ -572,6 +629,31 @@ pub enum RecoveryKind {
     RackTlp,
 }
 
+
+/// The RTT estimator / RTO rule of a flow's senders.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RtoConfig {
+    /// ns-2.35's coarse estimator (`tcp_tick_s`, `minrto_s`, `maxrto_s`, ...).
+    #[default]
+    Ns2,
+    /// Linux's (RFC 6298 as `tcp_rtt_estimator`/`tcp_set_rto` compute it), in µs.
+    Linux {
+        /// `TCP_RTO_MIN`: floor of the variance term (s). Linux: 0.2.
+        #[serde(default = "d_linux_rto_min")]
+        min_s: f64,
+        /// `TCP_RTO_MAX` (s). Linux: 120.
+        #[serde(default = "d_linux_rto_max")]
+        max_s: f64,
+        /// `TCP_TIMEOUT_INIT`: RTO before the first sample (s). Linux: 1.
+        #[serde(default = "d_linux_rto_init")]
+        init_s: f64,
+    },
+}
+fn d_linux_rto_max() -> f64 {
+    120.0
+}
+
 /// The congestion-control rule of a flow's senders.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -592,6 +674,12 @@ pub enum CcConfig {
     /// TCP Vienna (Ziegler et al., size-based congestion control; spec
     /// fairshare-and-sizebased part B): NewReno whose α, β, γ follow the transfer's size.
     Vienna(ViennaCcConfig),
+    /// Linux's Reno (`tcp::cc::linux_reno`): slow start by segments acked (ABC),
+    /// congestion avoidance one segment per window, ssthresh max(cwnd/2, 2).
+    LinuxReno,
+    /// CUBIC as Linux's tcp_cubic.c (`tcp::cc::cubic`; RFC 9438): β 0.7, C 0.4, fast
+    /// convergence, Reno-friendly region. HyStart is a start-up policy.
+    Cubic,
 }
 fn d_sa_gain() -> f64 {
     0.125
@@ -791,6 +879,48 @@ pub enum AckPolicyConfig {
         #[serde(default = "d_delack_interval")]
         interval_s: f64,
     },
+    /// Linux's receiver (`tcp::sink::LinuxAcks`): quick-acks for a fresh connection and
+    /// after an idle period longer than the receiver's RTO, then an ack every second
+    /// segment or on the adaptive delayed-ack timer (ato, from 40 ms); at once for
+    /// out-of-order data, a filled hole or a duplicate.
+    Linux {
+        /// `TCP_ATO_MIN` / `TCP_DELACK_MIN` (s). Linux: 0.04 (HZ/25).
+        #[serde(default = "d_ato_min")]
+        ato_min_s: f64,
+        /// Bound on the delayed-ack timer outside pingpong mode (s). Linux: 0.5 (HZ/2).
+        #[serde(default = "d_delack_max")]
+        delack_max_s: f64,
+        /// `TCP_MAX_QUICKACKS`. Linux: 16.
+        #[serde(default = "d_quickacks_max")]
+        quickacks_max: u32,
+        /// Initial receive window in segments (`TCP_DEFAULT_INIT_RCVWND`). Linux: 10.
+        #[serde(default = "d_init_rcv_wnd")]
+        init_rcv_wnd: u32,
+        /// The receiver's minimum RTO (s), for its idle test. Linux: 0.2 (`TCP_RTO_MIN`).
+        #[serde(default = "d_linux_rto_min")]
+        rto_min_s: f64,
+        /// The receiver's RTO before an RTT sample (s). Linux: 1 (`TCP_TIMEOUT_INIT`).
+        #[serde(default = "d_linux_rto_init")]
+        rto_init_s: f64,
+    },
+}
+fn d_ato_min() -> f64 {
+    0.04
+}
+fn d_delack_max() -> f64 {
+    0.5
+}
+fn d_quickacks_max() -> u32 {
+    16
+}
+fn d_init_rcv_wnd() -> u32 {
+    10
+}
+pub(crate) fn d_linux_rto_min() -> f64 {
+    0.2
+}
+pub(crate) fn d_linux_rto_init() -> f64 {
+    1.0
 }
 fn d_acc_dmax() -> u32 {
     25
@@ -829,6 +959,33 @@ pub enum StartupConfig {
     /// Cached and Averaged comparison methods, from the server's per-destination-group
     /// state (the path entry of (host, `paths.prefix_len` prefix)).
     FairShare(FairShareConfig),
+    /// Linux (`tcp::startup::linux`): restart after idle as `tcp_cwnd_restart`
+    /// (`slow_start_after_idle`), and a slow-start exit detector (`exit`).
+    Linux(LinuxStartupConfig),
+}
+
+/// Linux's start-up policy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinuxStartupConfig {
+    /// `net.ipv4.tcp_slow_start_after_idle`. Linux: 1 (true).
+    #[serde(default = "d_true")]
+    pub slow_start_after_idle: bool,
+    /// Slow-start exit detector: `none` or `hystart` (Linux's, tcp_cubic.c). The Linux
+    /// profile picks `hystart` with CUBIC (`tcp_cubic.c hystart = 1`), `none` with Reno.
+    #[serde(default)]
+    pub exit: SsExitConfig,
+}
+
+/// A slow-start exit detector of the Linux start-up policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SsExitConfig {
+    #[default]
+    None,
+    Hystart,
+    /// HyStart++ (RFC 9406).
+    HystartPp,
 }
 
 /// Which fair-share scheme starts a connection (spec fairshare-and-sizebased A.4-A.10).

@@ -12,6 +12,8 @@
 //! - [`spand`]: TCP/SPAND theory (`cwnd_opt`) and the performance gateway.
 //! - [`path`]: state that outlives connections (path entries, gateways), one registry.
 //! - [`world`]: what an event handler may touch (scheduler, network, shared state).
+//! - [`profile`]: named TCP profiles (`tcp.profile = "linux"`) and MTU-derived sizes,
+//!   resolved when a flow is read.
 //! - [`config`] is the input contract, [`results`] the output tables, [`sim`] ties them.
 
 pub mod config;
@@ -20,6 +22,7 @@ pub mod error;
 pub mod fairshare;
 pub mod net;
 pub mod path;
+pub mod profile;
 pub mod results;
 pub mod rng;
 pub mod sim;

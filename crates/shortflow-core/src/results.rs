@@ -17,6 +17,9 @@ pub struct TransferTable {
     pub timeouts: Vec<u64>,
     /// Initial window chosen by the start-up policy for this transfer (packets).
     pub initial_cwnd: Vec<f64>,
+    /// When the receiver had the transfer's last segment in order (s; NaN if never):
+    /// `delivered_s - start_s` is the transfer's time from the request to the last byte.
+    pub delivered_s: Vec<f64>,
 }
 
 /// Per-connection counters at the end of the run.

@@ -413,6 +413,7 @@ impl Simulation {
             tt.retransmits.push(t.retransmits);
             tt.timeouts.push(t.timeouts);
             tt.initial_cwnd.push(t.initial_cwnd);
+            tt.delivered_s.push(t.delivered.map_or(f64::NAN, |d| d.as_secs_f64()));
         }
         let mut reported_cbs = std::collections::HashSet::new();
         for (i, fa) in self.flows.iter().enumerate() {

@@ -19,6 +19,9 @@ pub struct TransferRec {
     pub retransmits: u64,
     pub timeouts: u64,
     pub initial_cwnd: f64,
+    /// When the receiver had the transfer's last segment in order (the application
+    /// could read the last byte): the sink records it.
+    pub delivered: Option<SimTime>,
 }
 
 /// Something an agent tells the applications, handled after the current event.
@@ -39,6 +42,9 @@ pub struct Shared {
     pub node_addr: Vec<u32>,
     pub notices: Vec<Notice>,
     pub transfers: Vec<TransferRec>,
+    /// Per flow: transfers whose last segment the sink has not yet received in order,
+    /// as (last sequence number, index in `transfers`), oldest first.
+    pub recv_pending: Vec<std::collections::VecDeque<(i64, u32)>>,
     /// Boxed: `None` is then a null pointer, one compare on every ack (unboxed, the
     /// niche test of the tables' vectors took two more instructions).
     pub ack_trace: Option<Box<AckTrace>>,

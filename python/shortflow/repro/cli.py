@@ -165,6 +165,36 @@ def _vienna(quick: bool, out: Optional[Path]) -> None:
     _print_claims(rep, f"TCP Vienna claims ({mode} mode, {rep.wall_s:.0f} s)", "–")
 
 
+@app.command("linux")
+def linux_cmd(
+    quick: bool = typer.Option(False, "--quick", help="Reduced run: four reno configurations (about a minute)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/repro-linux[-quick])."),
+) -> None:
+    """The "linux" TCP profile against real Linux 6.18 on an emulated 1.6 Mb/s, 50 ms path
+    (scenarios/linux): Linux's mean completion, ours, the relative error and the counters
+    side by side (table.md, table.csv, rows.json)."""
+    friendly(_linux)(quick, out)
+
+
+def _linux(quick: bool, out: Optional[Path]) -> None:
+    from .linux import TOLERANCE, run
+
+    mode = "quick" if quick else "full"
+    out = out or Path("out") / ("repro-linux" + ("-quick" if quick else ""))
+    rep = run(out, mode=mode, log=lambda m: err_console.print(f"[dim]{escape(m)}[/]"))
+    t = Table(title=f"Linux profile vs Linux 6.18 ({mode} mode, {rep.wall_s:.0f} s)", title_justify="left")
+    for c in ("configuration", "metric", "Linux ms", "ours ms", "error", "timeouts L/ours", "verdict"):
+        t.add_column(c)
+    for r in rep.rows:
+        ours = "–" if r.ours_s != r.ours_s else f"{r.ours_s * 1e3:.1f}"
+        err = "–" if r.rel_err != r.rel_err else f"{r.rel_err:+.1%}"
+        t.add_row(r.tag, r.metric, f"{r.linux_s * 1e3:.1f}", ours, err, f"{r.linux_timeouts:g}/{r.ours_timeouts:g}",
+                  "[green]pass[/]" if r.passed else "[red]FAIL[/]")
+    out_console.print(t)
+    out_console.print(f"{len(rep.passed)}/{len(rep.rows)} rows within {TOLERANCE:.0%} with no extra timeouts; "
+                      f"table: {rep.out / 'table.md'}", highlight=False)
+
+
 @app.command("faststart")
 def faststart_cmd(
     quick: bool = typer.Option(False, "--quick", help="Reduced run: seeds 1-3, bulk flows in {1,4,10}, Web pairs in {1,5,20}."),

@@ -21,7 +21,8 @@
 use crate::engine::Timer;
 use crate::tcp::cc::{AnyCc, CwndAction, Tcb};
 use crate::tcp::pacing::Pacer;
-use crate::tcp::rtt::RttEstimator;
+use crate::tcp::rtt::{RttEstimator, RttParams};
+use crate::tcp::rtt_linux::LinuxRtt;
 use crate::tcp::sender::{TcpConn, TcpParams};
 use crate::tcp::startup::{AnyStartup, SeqRange, StartPlan};
 use crate::world::Ctx;
@@ -29,6 +30,10 @@ use crate::world::Ctx;
 pub struct ControlBlock {
     pub tcb: Tcb,
     pub rtt: RttEstimator,
+    /// Linux's RTT estimator and RTO, when the connections run it (`tcp.rto.kind =
+    /// "linux"`); then it, not `rtt`, times retransmissions. ns-2's estimator keeps
+    /// running beside it for the policies that read it.
+    pub linux_rtt: Option<Box<LinuxRtt>>,
     pub cc: AnyCc,
     pub startup: AnyStartup,
     /// Boxed: only a pacing start-up (TCP/SPAND) has one, for its first window.
@@ -98,7 +103,7 @@ impl ControlBlock {
         let mut rtt = RttEstimator::new(&p.rtt, boot_time);
         rtt.init(&p.rtt);
         let cc = AnyCc::from_config("tcp", &p.cc, p.maxburst.max(0) as u32).expect("TcpParams::from_config validated the rule");
-        let detail = cc.wants_detail() || startup.wants_detail();
+        let detail = cc.wants_detail() || startup.wants_detail() || p.linux_rto.is_some();
         let every_ack = startup.wants_every_ack();
         // Any rule but ns-2's may act on a send or pace bursts; ECN and the tcp-asym
         // header mark every data packet and read every ack; the sent-segment log is
@@ -119,6 +124,7 @@ impl ControlBlock {
         }
         ControlBlock {
             detail,
+            linux_rtt: p.linux_rto.map(|lp| Box::new(LinuxRtt::new(lp))),
             every_ack,
             hooks: static_hooks,
             static_hooks,
@@ -156,6 +162,25 @@ impl ControlBlock {
         self.cc = AnyCc::from_config("tcp", &p.cc, p.maxburst.max(0) as u32).expect("TcpParams::from_config validated the rule");
         self.end_plan();
         self.burst_wait = false;
+        self.linux_rtt = p.linux_rto.map(|lp| Box::new(LinuxRtt::new(lp)));
+    }
+
+    /// The retransmission timeout (s), back-off included, of whichever estimator the
+    /// block runs.
+    #[inline]
+    pub fn rto_s(&self, p: &RttParams) -> f64 {
+        match self.linux_rtt.as_deref() {
+            Some(l) => l.rto_s(),
+            None => self.rtt.timeout(p),
+        }
+    }
+
+    /// Back the RTO off after an expiry.
+    pub fn backoff_rto(&mut self, p: &RttParams) {
+        match self.linux_rtt.as_deref_mut() {
+            Some(l) => l.on_backoff(),
+            None => self.rtt.backoff(p),
+        }
     }
 
     /// Does this block serve more than one connection?

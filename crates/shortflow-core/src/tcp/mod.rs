@@ -14,6 +14,7 @@ pub mod control;
 pub mod events;
 pub mod pacing;
 pub mod rtt;
+pub mod rtt_linux;
 pub mod sender;
 pub mod recovery;
 pub mod scoreboard;

@@ -25,7 +25,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use crate::config::{CcConfig, RecoveryConfig, TcpConfig, TcpVariant};
+use crate::config::{CcConfig, RecoveryConfig, RtoConfig, TcpConfig, TcpVariant};
 use crate::error::{non_negative, positive, ConfigError};
 use crate::engine::{PktId, Timer};
 use crate::net::packet::{AsymHeader, Packet, PktOptions};
@@ -35,6 +35,7 @@ use crate::tcp::control::{hook, ControlBlock};
 use crate::tcp::events::{AckSample, LossEvent, LossKind, LossVerdict, Phase, SendMeta};
 use crate::tcp::recovery::{LossCounters, SackRecovery};
 use crate::tcp::rtt::RttParams;
+use crate::tcp::rtt_linux::LinuxRtoParams;
 use crate::tcp::sentlog::SentLog;
 use crate::tcp::startup::StartCtx;
 use crate::time::SimTime;
@@ -83,6 +84,10 @@ pub struct TcpParams {
     pub sack_max_blocks: u8,
     /// The loss-recovery policy (validated against `sack`).
     pub recovery: RecoveryConfig,
+    /// Linux's RTT estimator and RTO (`tcp.rto.kind = "linux"`) instead of ns-2's.
+    pub linux_rto: Option<LinuxRtoParams>,
+    /// TCP timestamps (`tcp.timestamps`).
+    pub timestamps: bool,
 }
 
 impl TcpParams {
@@ -140,6 +145,21 @@ impl TcpParams {
             ));
         }
         SackRecovery::from_config(field, &t.recovery, t.sack)?;
+        if let Some(mtu) = t.mtu {
+            if t.packet_size as u64 + t.header_size as u64 > mtu as u64 {
+                return Err(ConfigError::new(
+                    format!("{field}.packet_size"),
+                    t.packet_size,
+                    format!("with header_size = {} it exceeds mtu = {mtu}", t.header_size),
+                ));
+            }
+        }
+        let linux_rto = match &t.rto {
+            RtoConfig::Ns2 => None,
+            RtoConfig::Linux { min_s, max_s, init_s } => {
+                Some(LinuxRtoParams::from_config(&format!("{field}.rto"), *min_s, *max_s, *init_s, t.timestamps)?)
+            }
+        };
         Ok(TcpParams {
             variant: t.variant,
             wnd: t.window as f64,
@@ -174,6 +194,8 @@ impl TcpParams {
             sack: t.sack,
             sack_max_blocks: t.sack_max_blocks as u8,
             recovery: t.recovery,
+            linux_rto,
+            timestamps: t.timestamps,
         })
     }
 }
@@ -385,6 +407,7 @@ impl TcpConn {
     /// What a start-up policy sees (`transfer_pkts` is 0 outside `on_transfer_start`).
     fn start_ctx<'a>(&'a self, cb: &'a mut ControlBlock, cx: &'a mut Ctx, transfer_pkts: i64) -> (&'a mut crate::tcp::startup::AnyStartup, StartCtx<'a>) {
         let shared = &mut *cx.shared;
+        let rto_s = cb.rto_s(&self.p.rtt);
         let sc = StartCtx {
             now: cx.sched.now(),
             flow: self.flow,
@@ -392,6 +415,7 @@ impl TcpConn {
             tcb: &mut cb.tcb,
             rtt: &mut cb.rtt,
             rttp: &self.p.rtt,
+            rto_s,
             t_seqno: self.t_seqno,
             maxseq: self.maxseq,
             highest_ack: self.highest_ack,
@@ -513,9 +537,15 @@ impl TcpConn {
             retransmits: 0,
             timeouts: 0,
             initial_cwnd: cb.tcb.cwnd,
+            delivered: None,
         });
         cb.start_plan(self.agent, plan);
         self.advanceby(cb, cx, n);
+        let f = self.flow as usize;
+        if cx.shared.recv_pending.len() <= f {
+            cx.shared.recv_pending.resize_with(f + 1, Default::default);
+        }
+        cx.shared.recv_pending[f].push_back((self.curseq - 1, rec));
         self.transfers.push_back(PendingTransfer {
             rec,
             end_seq: self.curseq - 1,
@@ -821,7 +851,7 @@ impl TcpConn {
     fn set_rtx_timer(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
         // While a plan runs, the start-up policy may replace the RTO (Fast Start's
         // reset timer).
-        let rto = if cb.plan_active { self.plan_rto(cb) } else { cb.rtt.timeout(&self.p.rtt) };
+        let rto = if cb.plan_active { self.plan_rto(cb) } else { cb.rto_s(&self.p.rtt) };
         let bits = rto.to_bits();
         if self.rto_memo.0 != bits {
             self.rto_memo = (bits, SimTime::from_secs_f64(rto));
@@ -834,13 +864,13 @@ impl TcpConn {
     #[cold]
     #[inline(never)]
     fn plan_rto(&self, cb: &ControlBlock) -> f64 {
-        cb.startup.rtx_timeout(&cb.tcb, &cb.rtt, &self.p.rtt).unwrap_or_else(|| cb.rtt.timeout(&self.p.rtt))
+        cb.startup.rtx_timeout(&cb.tcb, &cb.rtt, &self.p.rtt).unwrap_or_else(|| cb.rto_s(&self.p.rtt))
     }
 
     /// ns-2.35: tcp.cc `reset_rtx_timer(mild, backoff)`.
     fn reset_rtx_timer(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, mild: bool, backoff: bool) {
         if backoff {
-            cb.rtt.backoff(&self.p.rtt);
+            cb.backoff_rto(&self.p.rtt);
         }
         self.set_rtx_timer(cb, cx);
         if !mild && self.rec.is_none() {
@@ -1046,14 +1076,14 @@ impl TcpConn {
     /// `recv`; `HOOKED` adds the tests of the per-ack hooks.
     #[inline(always)]
     fn recv_impl<const HOOKED: bool>(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, pkt: PktId) {
-        let (ackno, ece, opts) = {
+        let (ackno, ece, opts, ts_echo) = {
             let a = cx.net.pool.get(pkt);
             if HOOKED && self.p.asym_header {
                 // ns-2.35 tcp-asym.cc recv_helper; ns-2 ts_peer_.
                 self.ecn_to_echo |= a.ce;
                 self.ts_peer = self.ts_peer.max(a.ts);
             }
-            (a.seqno, a.ecn_echo, a.has_opts())
+            (a.seqno, a.ecn_echo, a.has_opts(), a.ts_echo)
         };
         if opts | self.rto_at.is_some() {
             // SACK blocks (never on ns-2's acks) and the check of a past RTO.
@@ -1076,6 +1106,9 @@ impl TcpConn {
         }
         let ack = AckIn { ackno, prev: self.highest_ack, ece };
         if HOOKED && cb.detail && ackno > ack.prev {
+            if let Some(l) = cb.linux_rtt.as_deref_mut() {
+                self.linux_rtt_sample(l, ack.prev, ackno, now, ts_echo);
+            }
             self.take_detail(ackno, now);
         }
         let burst = if self.rec.is_some() {
@@ -1123,7 +1156,7 @@ impl TcpConn {
         cb.tcb.last_cwnd_action = CwndAction::Ecn;
         if cb.tcb.cwnd <= 1.0 {
             if self.ecn_backoff {
-                cb.rtt.backoff(&self.p.rtt);
+                cb.backoff_rto(&self.p.rtt);
             } else {
                 self.ecn_backoff = true;
             }
@@ -1134,6 +1167,21 @@ impl TcpConn {
         self.react_to_loss(cb, cx, &ev);
         self.necnresponses += 1;
         self.cong_action = true;
+    }
+
+    /// Linux's RTT sample of a new ack (`tcp_clean_rtx_queue` -> `tcp_ack_update_rtt`):
+    /// from the oldest newly acked segment if none of them was retransmitted, else,
+    /// with timestamps, from the echoed timestamp. Out of line: ns-2's estimator is
+    /// the common case.
+    #[inline(never)]
+    fn linux_rtt_sample(&self, l: &mut crate::tcp::rtt_linux::LinuxRtt, prev: i64, ackno: i64, now: SimTime, ts_echo: SimTime) {
+        let Some(d) = self.detail.as_deref() else { return };
+        let from = (prev + 1).max(0);
+        let sample = crate::tcp::rtt_linux::seq_rtt(&d.log, from, ackno.min(self.maxseq), now)
+            .or_else(|| (self.p.timestamps && ts_echo > SimTime::ZERO).then(|| now.saturating_sub(ts_echo)));
+        if let Some(m) = sample {
+            l.sample(m, ackno + 1, self.t_seqno.max(self.maxseq + 1));
+        }
     }
 
     /// Per-segment detail of an ack (blocks that want it): the sent log's RTT and

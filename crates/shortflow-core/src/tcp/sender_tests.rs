@@ -614,3 +614,73 @@ fn spand_empty_bucket_ablation() {
     let t: Vec<u64> = r.sent().iter().map(|s: &Sent| s.t_us / 1000).collect();
     assert_eq!(t, vec![1010, 1020, 1030, 1040, 1050, 1060, 1070, 1080]);
 }
+
+// ---- Linux rules (issue 19): RTO, growth, restart after idle -----------------
+
+fn linux_tcp(extra: &str) -> crate::config::TcpConfig {
+    newreno(&format!(
+        r#", "rto": {{"kind": "linux"}}, "cc": {{"kind": "linux_reno"}}, "slow_start_restart": false, "ssthresh": 2147483647, "window": 1000{extra}"#
+    ))
+}
+
+fn linux_start(ssai: bool) -> AnyStartup {
+    let c: crate::config::LinuxStartupConfig = serde_json::from_str(&format!(r#"{{"slow_start_after_idle": {ssai}}}"#)).unwrap();
+    AnyStartup::Linux(Box::new(crate::tcp::startup::LinuxStart::from_config("startup", &c).unwrap()))
+}
+
+#[test]
+fn linux_rto_is_one_second_then_three_rtts_from_the_first_sample() {
+    let mut r = Rig::one(&linux_tcp(""), linux_start(true));
+    r.transfer(ms(0), 0, 10);
+    assert_eq!(r.sent_seqs(), vec![0, 1]);
+    r.run_to(ms(999));
+    assert!(r.sent().is_empty());
+    r.run_to(ms(1000));
+    assert_eq!(sent_at(&mut r), vec![(1000, 0)], "initial RTO 1 s (TCP_TIMEOUT_INIT)");
+    r.run_to(ms(3000));
+    assert_eq!(sent_at(&mut r), vec![(3000, 0)], "backed off to 2 s");
+    // A fresh connection: 0 and 1 acked after 100 ms (one sample from the oldest, 100 ms):
+    // RTO = 100 + max(2 x 100, 200) = 300 ms, re-armed at each ack.
+    let mut r = Rig::one(&linux_tcp(""), linux_start(true));
+    r.transfer(ms(0), 0, 10);
+    r.sent();
+    r.ack(ms(100), 0, 1);
+    assert_eq!(r.sent_seqs(), vec![2, 3, 4, 5], "cwnd 2 + 2 acked: four leave");
+    assert_eq!(r.block(0).linux_rtt.as_ref().unwrap().rto_us(), 300_000);
+    r.run_to(ms(399));
+    assert!(r.sent().is_empty());
+    r.run_to(ms(400));
+    assert_eq!(sent_at(&mut r), vec![(400, 2)]);
+}
+
+#[test]
+fn linux_slow_start_counts_segments_not_acks() {
+    // One ack for two segments (a delayed ack) grows cwnd by two, as Linux's ABC.
+    let mut r = Rig::one(&linux_tcp(r#", "window_init": 10"#), linux_start(true));
+    r.transfer(ms(0), 0, 100);
+    assert_eq!(r.sent().len(), 10);
+    for (k, t) in (1..=5).zip([100u64, 107, 115, 122, 130]) {
+        r.ack(ms(t), 0, 2 * k - 1);
+    }
+    assert_eq!(r.cwnd(0), 20.0, "IW 10 + 10 segments acked in 5 acks");
+}
+
+#[test]
+fn linux_restart_after_idle_halves_per_rto_and_ssai_off_keeps_the_window() {
+    let run = |ssai: bool| {
+        let mut r = Rig::one(&linux_tcp(r#", "window_init": 4"#), linux_start(ssai));
+        r.transfer(ms(0), 0, 12);
+        r.sent();
+        // Every segment acked one by one 100 ms later: cwnd 4 + 12 = 16; RTO 300 ms.
+        for s in 0..12 {
+            r.ack(ms(100 + 10 * s as u64), 0, s);
+        }
+        assert_eq!(r.cwnd(0), 16.0);
+        r.sent();
+        // 1 s idle after the last send (at 180 ms): 3 whole RTOs beyond the first -> 16 -> 8 -> 4.
+        r.transfer(ms(1400), 0, 20);
+        (r.cwnd(0), r.sent().len())
+    };
+    assert_eq!(run(true), (4.0, 4), "halved per RTO of idle, not below min(IW, cwnd) = 4");
+    assert_eq!(run(false), (16.0, 16), "tcp_slow_start_after_idle = 0: the window carries over");
+}

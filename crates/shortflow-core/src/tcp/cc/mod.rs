@@ -11,12 +11,20 @@
 //! - [`vienna`]: TCP Vienna, α/β/γ adapted to the transfer's size (P4).
 //! - [`asym`]: the thesis's sender adaptation (ch. 9): growth per segment acked and
 //!   paced bursts ([`AnyCc::burst_gap`]).
+//! - [`linux_reno`]: Linux's Reno (slow start by segments acked, one segment per window
+//!   in congestion avoidance, growth only while the window limits the sender).
+//! - [`cubic`]: CUBIC as Linux's tcp_cubic.c (β 717/1024, C 0.4, fast convergence,
+//!   Reno-friendly region). Its multiplicative decrease is `cubic::Cubic::beta()`; like
+//!   every rule, `on_loss` leaves the new ssthresh in `Tcb::ssthresh` for a recovery
+//!   policy (PRR) to aim at.
 //!
 //! Adding a rule (TCP Vienna's size-based α/β, CUBIC, ...): one file here with a type
 //! implementing [`CongestionControl`], one variant in [`AnyCc`] and one line in each
 //! match below; its configuration is validated in its own file (`from_config`).
 
 pub mod asym;
+pub mod cubic;
+pub mod linux_reno;
 pub mod ns2;
 pub mod vienna;
 
@@ -168,6 +176,10 @@ pub enum AnyCc {
     Asym(asym::SenderAdaptation),
     /// TCP Vienna (size-based congestion control).
     Vienna(Box<vienna::Vienna>),
+    /// Linux's Reno (`tcp_reno_cong_avoid`).
+    LinuxReno(linux_reno::LinuxReno),
+    /// CUBIC as Linux's tcp_cubic.c.
+    Cubic(Box<cubic::Cubic>),
 }
 
 /// Dispatch one call to the rule inside `AnyCc`.
@@ -177,6 +189,8 @@ macro_rules! dispatch {
             AnyCc::Ns2($c) => $call,
             AnyCc::Asym($c) => $call,
             AnyCc::Vienna($c) => $call,
+            AnyCc::LinuxReno($c) => $call,
+            AnyCc::Cubic($c) => $call,
         }
     };
 }
@@ -195,6 +209,8 @@ impl AnyCc {
             CcConfig::Ns2 => AnyCc::Ns2(ns2::Ns2Standard),
             CcConfig::SenderAdaptation { gain } => AnyCc::Asym(asym::SenderAdaptation::from_config(field, *gain, maxburst)?),
             CcConfig::Vienna(vc) => AnyCc::Vienna(Box::new(vienna::Vienna::from_config(field, vc)?)),
+            CcConfig::LinuxReno => AnyCc::LinuxReno(linux_reno::LinuxReno::default()),
+            CcConfig::Cubic => AnyCc::Cubic(Box::default()),
         })
     }
 

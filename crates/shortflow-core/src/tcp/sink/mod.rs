@@ -21,6 +21,7 @@ mod acker;
 mod delack;
 mod every_d;
 mod every_packet;
+mod linux;
 mod policy;
 mod sack;
 #[cfg(test)]
@@ -31,6 +32,7 @@ pub use acker::Acker;
 pub use delack::DelAck;
 pub use every_d::EveryD;
 pub use every_packet::EveryPacket;
+pub use linux::LinuxAcks;
 pub use policy::{AckPolicy, Segment, Verdict};
 pub use sack::SackGen;
 
@@ -157,10 +159,14 @@ impl TcpSink {
             // The latest segment's timestamp (the held one when the timer fires).
             self.acker.echo_latest(p.ts);
         }
+        let cum_before = self.acker.seqno();
         if self.sack.is_some() {
             self.sack_segment(p.seqno, p.size);
         } else {
             self.bytes += self.acker.update(p.seqno, p.size);
+        }
+        if self.acker.seqno() > cum_before {
+            self.note_delivered(cx);
         }
         if self.acker.seqno() >= self.notify_seq {
             self.notify(cx);
@@ -180,6 +186,8 @@ impl TcpSink {
             seqno: p.seqno,
             in_order: p.seqno == self.acker.seqno(),
             fills_hole: p.seqno < self.acker.maxseen(),
+            advanced: self.acker.seqno() > cum_before,
+            duplicate: p.seqno <= cum_before,
             ce: p.ect && p.ce,
             ece: p.ecn_echo,
             ts: p.ts,
@@ -212,9 +220,24 @@ impl TcpSink {
         self.acker.seqno()
     }
 
+    /// The cumulative ack advanced: transfers of this flow now wholly received in order
+    /// are delivered (`TransferRec::delivered`).
+    #[inline]
+    fn note_delivered(&mut self, cx: &mut Ctx) {
+        let Some(q) = cx.shared.recv_pending.get_mut(self.flow as usize) else { return };
+        while let Some(&(end, rec)) = q.front() {
+            if end > self.acker.seqno() {
+                break;
+            }
+            q.pop_front();
+            cx.shared.transfers[rec as usize].delivered = Some(cx.sched.now());
+        }
+    }
+
     /// ns-2.35: tcp-sink.cc `DelAckSink::timeout`: send the held ack.
     pub fn timer(&mut self, cx: &mut Ctx, which: u8, gen: u32) {
         if which == TIMER_DELACK && self.timer.fire(gen) && self.saved {
+            self.policy.on_timer();
             self.ack(cx);
         }
     }

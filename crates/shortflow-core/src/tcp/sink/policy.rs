@@ -11,17 +11,15 @@
 //! `on_segment`, one variant here, one arm in each `match` below, one variant in
 //! `config::AckPolicyConfig`.
 //!
-//! Rules still to come, and where they go:
-//! - **Linux quick-ack** (`tcp_in_quickack_mode`): a variant like [`DelAck`] plus a
-//!   quick-ack budget: `AckNow` for every segment while the budget lasts (set at
-//!   connection start, after an idle period longer than the RTO estimate -- the rule
-//!   keeps the last arrival time from `Segment::now` -- and on out-of-order data),
-//!   decrementing it, then the delayed rule.
+//! Linux's rule (quick-acks at start and after idle, every second segment, a 40 ms
+//! adaptive delayed-ack timer) is [`LinuxAcks`] (`linux.rs`); it is told when its
+//! timer fires ([`AckPolicy::on_timer`]) as Linux inflates ato then.
 
 use super::acc::Acc;
 use super::delack::DelAck;
 use super::every_d::EveryD;
 use super::every_packet::EveryPacket;
+use super::linux::LinuxAcks;
 use crate::config::{AckPolicyConfig, SinkConfig};
 use crate::error::ConfigError;
 use crate::time::SimTime;
@@ -37,6 +35,11 @@ pub struct Segment {
     /// A later segment had already arrived: this one fills a hole
     /// (ns-2 `th->seqno() < acker_->Maxseen()`).
     pub fills_hole: bool,
+    /// The cumulative ack advanced with this segment (it arrived in sequence, or
+    /// filled the first hole).
+    pub advanced: bool,
+    /// Every byte of the segment had already been received (a duplicate).
+    pub duplicate: bool,
     /// ECN: congestion experienced on an ECN-capable segment.
     pub ce: bool,
     /// ECN-echo set by the sender on a data segment (used by ACC, thesis §9.3.1).
@@ -72,6 +75,8 @@ pub enum AckPolicy {
     EveryD(EveryD),
     /// Ack congestion control: d adapted to ECN echoes (thesis ch. 9).
     Acc(Box<Acc>),
+    /// Linux: quick-acks, every second segment, adaptive delayed-ack timer.
+    Linux(Box<LinuxAcks>),
 }
 
 impl AckPolicy {
@@ -93,6 +98,7 @@ impl AckPolicy {
             (None, true) | (Some(AckPolicyConfig::Delayed { .. }), _) => AckPolicy::Delayed(DelAck::from_config(field, cfg)?),
             (Some(AckPolicyConfig::EveryD { .. }), _) => AckPolicy::EveryD(EveryD::from_config(field, cfg)?),
             (Some(AckPolicyConfig::Acc { .. }), _) => AckPolicy::Acc(Box::new(Acc::from_config(field, cfg)?)),
+            (Some(AckPolicyConfig::Linux { .. }), _) => AckPolicy::Linux(Box::new(LinuxAcks::from_config(field, cfg)?)),
         })
     }
 
@@ -105,6 +111,7 @@ impl AckPolicy {
             AckPolicy::Delayed(r) => r.on_segment(seg, timer_pending),
             AckPolicy::EveryD(r) => r.on_segment(seg, timer_pending),
             AckPolicy::Acc(r) => r.on_segment(seg, timer_pending),
+            AckPolicy::Linux(r) => r.on_segment(seg, timer_pending),
         }
     }
 
@@ -114,7 +121,15 @@ impl AckPolicy {
         match self {
             AckPolicy::EveryD(r) => r.on_ack_sent(),
             AckPolicy::Acc(r) => r.on_ack_sent(),
+            AckPolicy::Linux(r) => r.on_ack_sent(),
             _ => {}
+        }
+    }
+
+    /// The ack timer fired with an ack held (before that ack leaves).
+    pub fn on_timer(&mut self) {
+        if let AckPolicy::Linux(r) = self {
+            r.on_timer();
         }
     }
 }

@@ -391,3 +391,92 @@ fn acc_config_errors_name_the_field() {
         assert_eq!((e.field.as_str(), e.value.as_str()), (field, value), "{json}: {e}");
     }
 }
+
+/// Linux's rule on a fresh connection: the SYN at once; the first data segment 100 ms
+/// later gives the receiver's RTT (100 ms, RTO 300 ms) and a quick-ack budget of
+/// rcv_wnd / 2 = 10 / 2 = 5 segments; then every second segment, a lone segment held on
+/// the 40 ms timer; out-of-order data and the filled hole at once.
+#[test]
+fn linux_quickacks_five_then_every_second_segment() {
+    let mut r = SinkRig::new(r#"{"ack_policy": {"kind": "linux"}}"#);
+    r.seg(0, 0);
+    // Five quick acks, one per segment, even 1 ms apart.
+    for k in 1..=5 {
+        r.seg(100_000 + k as u64 * 1_000 - 1_000, k);
+    }
+    let AckPolicy::Linux(l) = &r.sink.policy else { panic!() };
+    assert_eq!(l.quick(), 0, "the budget is spent");
+    assert_eq!(l.ato(), SimTime::from_millis(40), "spending the last quick ack deflates ato");
+    // 6 held (timer 40 ms), 7 acks 6 and 7 at once.
+    r.seg(110_000, 6).seg(111_000, 7);
+    // 8 alone: held on the timer. Its gap m = 10 ms <= ato_min/2 keeps
+    // ato = ato/2 + ato_min/2 = 40 ms.
+    r.seg(121_000, 8);
+    let acks = r.acks_until(400_000);
+    assert_eq!(
+        acks,
+        vec![(0, 0), (100_000, 1), (101_000, 2), (102_000, 3), (103_000, 4), (104_000, 5), (111_000, 7), (161_000, 8)]
+    );
+    // The timer fired: ato inflates to 80 ms (below the 300 ms RTO). Out of order: 10
+    // then 11 at once (duplicate acks of 8); 9 fills the hole: at once.
+    let AckPolicy::Linux(l) = &r.sink.policy else { panic!() };
+    assert_eq!(l.ato(), SimTime::from_millis(80));
+    r.seg(500_000, 10).seg(501_000, 11).seg(502_000, 9);
+    assert_eq!(r.acks_until(900_000)[8..], [(500_000, 8), (501_000, 8), (502_000, 11)]);
+}
+
+/// After an idle period longer than the receiver's RTO the budget is refilled; by then
+/// the advertised window has grown by two segments per segment received, so the budget
+/// is the cap, 16 (tcp_incr_quickack after a 2 s gap, as before Linux's second
+/// response on a kept-alive connection).
+#[test]
+fn linux_quickacks_again_after_idle_up_to_sixteen() {
+    let mut r = SinkRig::new(r#"{"ack_policy": {"kind": "linux"}}"#);
+    r.seg(0, 0);
+    for k in 1..=20 {
+        r.seg(100_000 + k as u64 * 7_500, k);
+    }
+    let before = r.acks_until(1_000_000).len();
+    // 2 s later (RTO 300 ms): 16 segments acked one by one, the 17th held.
+    for k in 21..=37 {
+        r.seg(2_500_000 + (k as u64 - 21) * 7_500, k);
+    }
+    let acks = r.acks_until(2_500_000 + 16 * 7_500);
+    let after: Vec<i64> = acks[before..].iter().map(|a| a.1).collect();
+    assert_eq!(after, (21..=36).collect::<Vec<i64>>(), "16 quick acks, then 37 is held");
+    // 37 (at 2.62 s) is held on the timer. A gap shorter than the RTO (180 ms < 300 ms)
+    // does not refill the budget: 38 and 39 draw one ack.
+    let n = r.acks_until(2_800_000).len();
+    r.seg(2_800_000, 38).seg(2_810_000, 39);
+    let acks = r.acks_until(3_600_000);
+    assert_eq!(acks[n..].iter().map(|a| a.1).collect::<Vec<_>>(), vec![39], "38 and 39: one ack (every second segment)");
+}
+
+/// A duplicate segment (a spurious retransmission) is acked at once and re-enters
+/// quick-ack mode; ato adapts to the inter-arrival time.
+#[test]
+fn linux_duplicate_enters_quickack_and_ato_adapts() {
+    let mut r = SinkRig::new(r#"{"ack_policy": {"kind": "linux", "init_rcv_wnd": 2}}"#);
+    r.seg(0, 0);
+    r.seg(100_000, 1); // budget max(2 / 2, ...) = 1: acked at once, budget spent
+    r.seg(130_000, 2); // m = 30 ms < ato 40: ato = 20 + 30 = 50 ms; held 50 ms (srtt 100 ms bound)
+    assert_eq!(r.acks_until(300_000), vec![(0, 0), (100_000, 1), (180_000, 2)]);
+    r.seg(300_000, 2); // duplicate: at once, quick mode again
+    r.seg(301_000, 3); // quick-acked
+    assert_eq!(r.acks_until(400_000)[3..], [(300_000, 2), (301_000, 3)]);
+}
+
+#[test]
+fn linux_ack_rule_rejects_bad_values_naming_the_field() {
+    for (cfg, field) in [
+        (r#"{"kind": "linux", "ato_min_s": 0}"#, "sink.ack_policy.ato_min_s"),
+        (r#"{"kind": "linux", "ato_min_s": 0.05, "delack_max_s": 0.01}"#, "sink.ack_policy.delack_max_s"),
+        (r#"{"kind": "linux", "quickacks_max": 0}"#, "sink.ack_policy.quickacks_max"),
+        (r#"{"kind": "linux", "init_rcv_wnd": 0}"#, "sink.ack_policy.init_rcv_wnd"),
+        (r#"{"kind": "linux", "rto_min_s": -1}"#, "sink.ack_policy.rto_min_s"),
+    ] {
+        let c: SinkConfig = serde_json::from_str(&format!(r#"{{"ack_policy": {cfg}}}"#)).unwrap();
+        let e = SinkParams::from_config("sink", &c).unwrap_err();
+        assert_eq!(e.field, field, "{e}");
+    }
+}

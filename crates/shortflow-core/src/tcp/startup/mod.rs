@@ -41,7 +41,10 @@
 
 pub mod fair_share;
 pub mod fast_start;
+pub mod hystart;
+pub mod hystart_pp;
 pub mod idle_restart;
+pub mod linux;
 pub mod ns2;
 #[cfg(test)]
 pub mod scripted;
@@ -60,6 +63,7 @@ use crate::time::SimTime;
 pub use fair_share::FairShare;
 pub use fast_start::FastStart;
 pub use idle_restart::IdleRestart;
+pub use linux::LinuxStart;
 pub use ns2::{Ns2, NoRestart};
 pub use spand::Spand;
 
@@ -72,6 +76,9 @@ pub struct StartCtx<'a> {
     pub tcb: &'a mut Tcb,
     pub rtt: &'a mut RttEstimator,
     pub rttp: &'a RttParams,
+    /// The connection's current RTO (s), back-off included, from whichever estimator
+    /// it runs (ns-2's or Linux's).
+    pub rto_s: f64,
     /// Next new sequence number to send (`t_seqno_`) and the highest sent (`maxseq_`).
     pub t_seqno: i64,
     pub maxseq: i64,
@@ -201,6 +208,8 @@ pub enum AnyStartup {
     FastStart(Box<FastStart>),
     /// Fair-share slow start (P3): LISS, ISS, MISS, JS, Cached, Averaged.
     FairShare(FairShare),
+    /// Linux: restart after idle, HyStart / HyStart++.
+    Linux(Box<LinuxStart>),
     /// Tests of the sender's side of the contract.
     #[cfg(test)]
     Scripted(scripted::Scripted),
@@ -222,6 +231,7 @@ macro_rules! dispatch {
             AnyStartup::Spand($p) => $call,
             AnyStartup::FastStart($p) => $call,
             AnyStartup::FairShare($p) => $call,
+            AnyStartup::Linux($p) => $call,
             #[cfg(test)]
             AnyStartup::Scripted($p) => $call,
         }
@@ -244,6 +254,7 @@ impl AnyStartup {
             StartupConfig::Spand(sc) => AnyStartup::Spand(Spand::from_config(field, sc, tcp_window, resolve_gateway)?),
             StartupConfig::FastStart(fc) => AnyStartup::FastStart(Box::new(FastStart::from_config(field, fc)?)),
             StartupConfig::FairShare(fc) => AnyStartup::FairShare(FairShare::from_config(field, fc, tcp_window)?),
+            StartupConfig::Linux(lc) => AnyStartup::Linux(Box::new(LinuxStart::from_config(field, lc)?)),
         })
     }
 

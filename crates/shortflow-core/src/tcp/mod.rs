@@ -16,6 +16,7 @@ pub mod pacing;
 pub mod rtt;
 pub mod sender;
 pub mod sentlog;
+pub mod session;
 pub mod sink;
 pub mod startup;
 

@@ -264,6 +264,10 @@ pub struct TcpConn {
     marks_done: u8,
     /// Torn down by its application (`close`): acks are ignored, nothing is sent.
     pub torn_down: bool,
+    /// A member of a TCP session (`tcp::session`): the session's timer, loss recovery
+    /// and RTT sampling replace this connection's own; `output` does not arm its
+    /// retransmission timer.
+    pub(crate) in_session: bool,
 }
 
 /// Seconds after its start for which a connection's acked packets are recorded
@@ -318,6 +322,7 @@ impl TcpConn {
             acked_marks: [0; ACK_MARKS],
             marks_done: ACK_MARKS as u8,
             torn_down: false,
+            in_session: false,
             p,
         }
     }
@@ -594,7 +599,7 @@ impl TcpConn {
     }
 
     /// ns-2.35: tcp.cc `output(seqno, reason)`.
-    fn output(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, seqno: i64) {
+    pub(crate) fn output(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, seqno: i64) {
         let now = cx.now();
         let mut size = self.p.size;
         if seqno == 0 {
@@ -638,7 +643,7 @@ impl TcpConn {
         } else {
             self.nrexmitpack += 1;
         }
-        let arm_rtx = !self.rtx_timer.pending() || force_set_rtx_timer;
+        let arm_rtx = (!self.rtx_timer.pending() || force_set_rtx_timer) && !self.in_session;
         cx.net.send_via(cx.sched, self.node, self.first_link, id);
         if arm_rtx {
             self.set_rtx_timer(cb, cx);
@@ -879,9 +884,11 @@ impl TcpConn {
     // Acks
     // ------------------------------------------------------------------
 
-    /// An ack arrives (ns-2 `recv` of the agent's class).
+    /// Read an arriving ack and free its packet: its number and ECN echo, or `None` if
+    /// the connection is torn down. Records it in the ack trace and the ack count
+    /// (shared by `recv` and a session's ack processing, `tcp::session`).
     #[inline(always)]
-    pub fn recv(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, pkt: PktId) {
+    pub(crate) fn read_ack(&mut self, cx: &mut Ctx, pkt: PktId) -> Option<(i64, bool)> {
         let (ackno, ece) = {
             let a = cx.net.pool.get(pkt);
             if self.p.asym_header {
@@ -893,16 +900,24 @@ impl TcpConn {
         };
         cx.net.pool.free(pkt);
         if self.torn_down {
-            return;
+            return None;
         }
-        let now = cx.now();
-        let now_ns = now.as_nanos();
+        let now_ns = cx.now().as_nanos();
         if let Some(t) = cx.shared.ack_trace.as_mut() {
             t.flow.push(self.flow);
             t.time_ns.push(now_ns);
             t.ackno.push(ackno);
         }
         self.nackpack += 1;
+        Some((ackno, ece))
+    }
+
+    /// An ack arrives (ns-2 `recv` of the agent's class).
+    #[inline(always)]
+    pub fn recv(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, pkt: PktId) {
+        let Some((ackno, ece)) = self.read_ack(cx, pkt) else { return };
+        let now = cx.now();
+        let now_ns = now.as_nanos();
         if ece && self.p.ecn {
             self.ecn(cb, cx, ackno);
         }
@@ -1220,7 +1235,7 @@ impl TcpConn {
     /// Record transfers whose last packet is now acked, and tell the applications.
     /// The test is inlined (it runs on every ack); the work, rare, is not.
     #[inline(always)]
-    fn check_transfers(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
+    pub(crate) fn check_transfers(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
         if self.transfers.front().is_some_and(|t| self.highest_ack >= t.end_seq) {
             self.finish_transfers(cb, cx);
         }
@@ -1246,5 +1261,49 @@ impl TcpConn {
             }
             cx.shared.notices.push(Notice::TransferDone { flow: self.flow, transfer: t.rec });
         }
+    }
+}
+
+/// What a TCP session (`tcp::session`) uses of the mechanism: it replaces ns-2's
+/// duplicate-ack, recovery and timer logic for its members, and keeps the rest
+/// (sequence state, transfers, counters, `output`).
+impl TcpConn {
+    /// A new cumulative ack `ackno` under a session: the sequence state of ns-2's
+    /// `newack` without its RTT sample and timer (the session keeps both).
+    pub(crate) fn session_newack(&mut self, now: SimTime, ackno: i64) {
+        if (self.marks_done as usize) < ACK_MARKS {
+            self.pass_marks(now);
+        }
+        self.dupacks = 0;
+        self.last_ack = ackno;
+        self.highest_ack = ackno;
+        if self.t_seqno < self.last_ack + 1 {
+            self.t_seqno = self.last_ack + 1;
+        }
+        if self.highest_ack >= self.curseq - 1 {
+            self.closed = true;
+        }
+    }
+
+    /// The ack sample a session hands its congestion control for a new ack (`prev` is
+    /// the cumulative ack before it).
+    pub(crate) fn session_ack_sample(&self, now: SimTime, ackno: i64, prev: i64) -> AckSample {
+        self.ack_sample(now, AckIn { ackno, prev, ece: false }, false)
+    }
+
+    /// The SYN (segment 0 with `syn`) is still to be sent: the connection has data and
+    /// has sent nothing.
+    pub(crate) fn needs_syn(&self) -> bool {
+        self.p.syn && !self.torn_down && self.t_seqno == 0 && self.curseq > 0
+    }
+
+    /// May a new (or go-back-N) data segment leave on this connection, as far as the
+    /// connection itself is concerned: it has data, its SYN (if modelled) is acked, and
+    /// the receiver's window (`window_`) has room.
+    pub(crate) fn can_send_data(&self, wnd: f64) -> bool {
+        !self.torn_down
+            && self.t_seqno < self.curseq
+            && (!self.p.syn || self.highest_ack >= 0)
+            && (self.t_seqno as f64) <= self.highest_ack as f64 + wnd
     }
 }

@@ -314,6 +314,11 @@ impl TcpSenders {
         if which == crate::tcp::session::TIMER_SESSION {
             return crate::tcp::session::timeout(self, cx, i, gen);
         }
+        if which == crate::tcp::sender::TIMER_RTX && self.get(i).1.session.is_some() {
+            crate::tcp::session::syn_timeout(self, cx, i, gen);
+            let b = self.conns[i as usize].cb;
+            return crate::tcp::session::serve(self, cx, b);
+        }
         self.with(cx, i, |c, cb, cx| c.timer(cb, cx, which, gen));
     }
 

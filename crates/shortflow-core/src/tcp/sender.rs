@@ -1291,6 +1291,22 @@ impl TcpConn {
         self.ack_sample(now, AckIn { ackno, prev, ece: false }, false)
     }
 
+    /// The connection's own timer, which a session member uses only for its SYN
+    /// (connection set-up is per connection; the member joins the session's recovery
+    /// once established, thesis §6.4): arm it `delay` from now.
+    pub(crate) fn arm_syn_timer(&mut self, cx: &mut Ctx, delay: SimTime) {
+        self.rtx_timer.resched(cx.sched, delay, self.agent, TIMER_RTX);
+    }
+
+    pub(crate) fn cancel_syn_timer(&mut self) {
+        self.rtx_timer.cancel();
+    }
+
+    /// Is this firing (`gen`) of the connection's own timer current?
+    pub(crate) fn syn_timer_fired(&mut self, gen: u32) -> bool {
+        self.rtx_timer.fire(gen)
+    }
+
     /// The SYN (segment 0 with `syn`) is still to be sent: the connection has data and
     /// has sent nothing.
     pub(crate) fn needs_syn(&self) -> bool {

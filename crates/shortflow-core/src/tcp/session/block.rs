@@ -46,6 +46,8 @@ pub struct Member {
     /// NewReno recovery point while the member recovers (its `maxseq` when it
     /// retransmitted); partial acks below it retransmit the next hole at once.
     pub recover: Option<i64>,
+    /// SYN retransmissions so far (its own timer backs off per try).
+    pub syn_tries: u32,
 }
 
 /// Counts of what the session did (for tests and results).
@@ -98,7 +100,7 @@ pub struct Session {
 impl Session {
     pub fn new(first_conn: u32, timer_agent: u32, sched: Scheduler, thresh: u32, later_acks: bool) -> Session {
         Session {
-            members: vec![Member { conn: first_conn, sub: 0, infl: 0, recover: None }],
+            members: vec![Member { conn: first_conn, sub: 0, infl: 0, recover: None, syn_tries: 0 }],
             slots: vec![Slot::new(1)],
             sched,
             seglst: VecDeque::with_capacity(64),
@@ -121,7 +123,7 @@ impl Session {
 
     /// Add a member; returns its slot.
     pub fn add_member(&mut self, conn: u32, weight: u32) -> u16 {
-        self.members.push(Member { conn, sub: 0, infl: 0, recover: None });
+        self.members.push(Member { conn, sub: 0, infl: 0, recover: None, syn_tries: 0 });
         self.slots.push(Slot::new(weight));
         (self.members.len() - 1) as u16
     }
@@ -254,10 +256,16 @@ impl Session {
         }
     }
 
-    /// The session timer expired (spec C.6.4): delete every record, every credit, the
-    /// loss windows and the RTT timing.
+    /// Data segments outstanding (records that are not control segments).
+    #[inline]
+    pub fn data_outstanding(&self) -> u32 {
+        self.outstanding
+    }
+
+    /// The session timer expired (spec C.6.4): delete every data record, every credit,
+    /// the loss windows and the RTT timing (SYNs are recovered per connection).
     pub fn clear(&mut self) {
-        self.seglst.clear();
+        self.seglst.retain(|r| r.ctl);
         self.outstanding = 0;
         self.infl_total = 0;
         for m in &mut self.members {

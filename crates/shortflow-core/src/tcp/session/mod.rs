@@ -63,10 +63,10 @@ fn with_session<R>(senders: &mut TcpSenders, b: u32, f: impl FnOnce(&mut Session
     r
 }
 
-/// Re-arm the session timer after an ack (ns-2 `newtimer`): while anything is
+/// Re-arm the session timer after an ack (ns-2 `newtimer`): while data is
 /// outstanding it restarts, otherwise it stops.
 fn restart_timer(s: &mut Session, cb: &ControlBlock, c0: &TcpConn, cx: &mut Ctx) {
-    if s.seglst.is_empty() {
+    if s.data_outstanding() == 0 {
         s.timer.cancel();
     } else {
         let rto = cb.rtt.timeout(&c0.params().rtt);
@@ -82,10 +82,7 @@ pub fn serve(senders: &mut TcpSenders, cx: &mut Ctx, b: u32) {
         for slot in 0..s.members.len() {
             let c = &mut conns[s.members[slot].conn as usize];
             if c.needs_syn() {
-                c.output(cb, cx, 0);
-                c.t_seqno = 1;
-                s.record(slot as u16, 0, now, false, true);
-                s.last_activity = Some(now);
+                send_syn(s, c, cb, cx, slot as u16);
             }
         }
         let p = conns[s.members[0].conn as usize].params();
@@ -118,7 +115,7 @@ pub fn serve(senders: &mut TcpSenders, cx: &mut Ctx, b: u32) {
                 s.timed = Some((slot as u16, seq, now));
             }
         }
-        if !s.seglst.is_empty() && !s.timer.pending() {
+        if s.data_outstanding() > 0 && !s.timer.pending() {
             let rto = cb.rtt.timeout(&rttp);
             s.timer.resched(cx.sched, SimTime::from_secs_f64(rto), s.timer_agent, TIMER_SESSION);
         }
@@ -127,8 +124,41 @@ pub fn serve(senders: &mut TcpSenders, cx: &mut Ctx, b: u32) {
 
 impl Session {
     fn outstanding_is_empty(&self) -> bool {
-        self.seglst.iter().all(|r| r.ctl)
+        self.data_outstanding() == 0
     }
+}
+
+/// Send (or resend) member `slot`'s SYN, outside the window, and arm its own SYN timer:
+/// the initial RTO (`tcp.rtxcur_init_s`) doubled per try, at most `tcp.maxrto_s`
+/// (connection set-up is per connection; spec F.2).
+fn send_syn(s: &mut Session, c: &mut TcpConn, cb: &mut ControlBlock, cx: &mut Ctx, slot: u16) {
+    let now = cx.now();
+    c.output(cb, cx, 0);
+    c.t_seqno = 1;
+    s.record(slot, 0, now, s.members[slot as usize].syn_tries > 0, true);
+    s.last_activity = Some(now);
+    let p = &c.params().rtt;
+    let tries = s.members[slot as usize].syn_tries.min(16);
+    let rto = (p.rtxcur_init * (1u64 << tries) as f64).min(p.maxrto);
+    c.arm_syn_timer(cx, SimTime::from_secs_f64(rto));
+}
+
+/// Member connection `i`'s own timer fires: its SYN is still unacked, resend it.
+pub fn syn_timeout(senders: &mut TcpSenders, cx: &mut Ctx, i: u32, gen: u32) {
+    let b = senders.conns[i as usize].cb;
+    with_session(senders, b, |s, conns, cb| {
+        let c = &mut conns[i as usize];
+        if !c.syn_timer_fired(gen) || c.highest_ack >= 0 || c.torn_down {
+            return;
+        }
+        let slot = s.slot_of(i);
+        if let Some(idx) = s.find(slot, 0) {
+            s.take(idx);
+        }
+        s.members[slot as usize].syn_tries += 1;
+        c.nrexmit += 1;
+        send_syn(s, c, cb, cx, slot);
+    });
 }
 
 /// Retransmit member `slot`'s segment `seq` at once (spec C.6.3, F.10). `rule` 1-3
@@ -223,6 +253,9 @@ pub fn recv(senders: &mut TcpSenders, cx: &mut Ctx, i: u32, pkt: crate::engine::
                 }
             }
             let syn_only = c.params().syn && prev < 0 && ackno == 0;
+            if c.params().syn && prev < 0 {
+                c.cancel_syn_timer();
+            }
             if syn_only {
                 // The SYN's ack: the session's first one sets the initial window
                 // (ns-2 with `delay_growth`); a control segment grows nothing.
@@ -285,24 +318,24 @@ fn trace_cwnd(c: &TcpConn, cb: &ControlBlock, cx: &mut Ctx) {
 pub fn timeout(senders: &mut TcpSenders, cx: &mut Ctx, i: u32, gen: u32) {
     let b = senders.conns[i as usize].cb;
     let fired = with_session(senders, b, |s, conns, cb| {
-        if !s.timer.fire(gen) || s.seglst.is_empty() {
+        if !s.timer.fire(gen) || s.data_outstanding() == 0 {
             return false;
         }
         let now = cx.now();
-        let head = s.seglst[0];
+        let head = *s.seglst.iter().find(|r| !r.ctl).expect("data outstanding");
         let c = &mut conns[s.members[head.slot as usize].conn as usize];
-        if !s.outstanding_is_empty() {
-            c.nrexmit += 1;
-            let ev = loss_event(LossKind::Rto, now, c, s, head.seq, Some(head.sent_at), true);
-            cb.cc.on_loss(&mut cb.tcb, &ev);
-        }
+        c.nrexmit += 1;
+        let ev = loss_event(LossKind::Rto, now, c, s, head.seq, Some(head.sent_at), true);
+        cb.cc.on_loss(&mut cb.tcb, &ev);
         cb.rtt.backoff(&c.params().rtt);
         s.stats.timeouts += 1;
         s.clear();
         for m in &s.members {
             let c = &mut conns[m.conn as usize];
-            c.t_seqno = c.highest_ack + 1;
-            c.dupacks = 0;
+            if c.highest_ack >= 0 || !c.params().syn {
+                c.t_seqno = c.highest_ack + 1;
+                c.dupacks = 0;
+            }
         }
         true
     });

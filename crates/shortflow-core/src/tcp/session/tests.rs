@@ -428,3 +428,38 @@ fn four_connections_in_a_session_take_one_window_four_independent_take_four() {
     let (lo, hi) = (*b.iter().min().unwrap() as f64, *b.iter().max().unwrap() as f64);
     assert!(hi / lo < 1.01, "{b:?}");
 }
+
+#[test]
+fn a_lost_syn_is_resent_by_its_own_timer_while_the_session_runs() {
+    // SYN exchange modelled: the SYN leaves at once, outside the window; data follows
+    // its ack. c1's SYN is lost while c0's ack stream keeps the session timer from
+    // firing: connection set-up is recovered per connection.
+    let mut r = Rig::session(&cfg(r#", "syn": true, "delay_growth": true"#), 2, SessionScheduler::Rr, true, &[]);
+    r.transfer(ms(0), 0, 5000);
+    assert_eq!(r.sent_seqs(), vec![0], "c0's SYN");
+    r.ack(ms(100), 0, 0);
+    assert_eq!(r.cwnd(0), 1.0, "the SYN's ack sets the initial window, and grows nothing");
+    let mut inflight: Vec<Sent> = r.sent();
+    assert_eq!(inflight.len(), 1);
+    r.transfer(ms(150), 1, 10);
+    let syn = r.sent();
+    assert_eq!((syn[0].conn, syn[0].seq, syn[0].t_us), (1, 0, 150_000), "c1's SYN leaves at once");
+    let mut t = 200;
+    let mut resent = None;
+    while t < 4000 {
+        for s in std::mem::take(&mut inflight) {
+            r.ack(ms(t), s.conn, s.seq);
+        }
+        for s in r.sent() {
+            if s.conn == 1 {
+                assert_eq!(s.seq, 0, "no data on c1 before its SYN is acked");
+                resent.get_or_insert(s.t_us);
+            } else {
+                inflight.push(s);
+            }
+        }
+        t += 100;
+    }
+    assert_eq!(resent, Some(3_150_000), "resent after the initial RTO of 3 s");
+    assert_eq!(stats(&r).timeouts, 0, "not a session timeout");
+}

@@ -179,9 +179,9 @@ impl Session {
 
     /// A new cumulative ack `ackno` for member `slot` (spec C.6.1, App. B cases 1-2):
     /// remove its records up to `ackno` and credit one later ack to every record of
-    /// another member sent before the newest of them. Returns whether any record was
-    /// removed.
-    pub fn on_new_ack(&mut self, slot: u16, ackno: i64) -> bool {
+    /// another member sent before the newest of them. Returns the number of data
+    /// records removed.
+    pub fn on_new_ack(&mut self, slot: u16, ackno: i64) -> u32 {
         let mut newest: Option<u64> = None;
         let mut removed = 0u32;
         self.seglst.retain(|r| {
@@ -194,7 +194,7 @@ impl Session {
             }
         });
         self.outstanding -= removed;
-        let Some(newest) = newest else { return false };
+        let Some(newest) = newest else { return 0 };
         for r in self.seglst.iter_mut() {
             if r.serial >= newest {
                 break;
@@ -203,7 +203,7 @@ impl Session {
                 r.laters += 1;
             }
         }
-        true
+        removed
     }
 
     /// A duplicate ack for member `slot` whose first unacknowledged segment is `seq`
@@ -231,6 +231,17 @@ impl Session {
     pub fn credit(&mut self, slot: u16, n: u32) {
         self.members[slot as usize].infl += n;
         self.infl_total += n;
+    }
+
+    /// A partial ack of member `slot` covered `n` segments: they leave the outstanding
+    /// count, and the credit the duplicate acks gave for those of them that had arrived
+    /// goes with them; the retransmission it triggers keeps one (ns-2 NewReno's
+    /// `partial_window_deflation_`: deflate by the amount acked, less one).
+    pub fn deflate(&mut self, slot: u16, n: u32) {
+        let m = &mut self.members[slot as usize];
+        let d = n.saturating_sub(1).min(m.infl);
+        m.infl -= d;
+        self.infl_total -= d;
     }
 
     /// Member `slot` leaves recovery (its ack passed `recover`) or closes: its credit ends.

@@ -243,7 +243,7 @@ pub fn recv(senders: &mut TcpSenders, cx: &mut Ctx, i: u32, pkt: crate::engine::
         let prev = c.highest_ack;
         s.last_activity = Some(now);
         if ackno > prev {
-            s.on_new_ack(slot, ackno);
+            let newly = s.on_new_ack(slot, ackno);
             c.session_newack(now, ackno);
             if let Some((ts, tq, tt)) = s.timed {
                 if ts == slot && tq <= ackno {
@@ -278,6 +278,7 @@ pub fn recv(senders: &mut TcpSenders, cx: &mut Ctx, i: u32, pkt: crate::engine::
                 Some(r) if ackno >= r => s.end_recovery(slot),
                 Some(_) => {
                     // A partial ack: the next hole of this member, at once.
+                    s.deflate(slot, newly);
                     retransmit(s, conns, cb, cx, slot, ackno + 1, 0);
                 }
                 None => {}

@@ -1211,9 +1211,11 @@ impl TcpConn {
         }
     }
 
-    /// ns-2.35: tcp.cc `newack(pkt)` with `timerfix_` true.
-    fn newack(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ackno: i64) {
-        let now = cx.now();
+    /// The sequence state of a new cumulative ack `ackno` at `now` (the start of ns-2's
+    /// `newack`): the acked-packet marks, the duplicate-ack count, the cumulative ack,
+    /// and `t_seqno` at least past it.
+    #[inline(always)]
+    fn advance_to(&mut self, now: SimTime, ackno: i64) {
         if (self.marks_done as usize) < ACK_MARKS {
             self.pass_marks(now);
         }
@@ -1223,6 +1225,12 @@ impl TcpConn {
         if self.t_seqno < self.last_ack + 1 {
             self.t_seqno = self.last_ack + 1;
         }
+    }
+
+    /// ns-2.35: tcp.cc `newack(pkt)` with `timerfix_` true.
+    fn newack(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ackno: i64) {
+        let now = cx.now();
+        self.advance_to(now, ackno);
         if self.rtt_active && ackno >= self.rtt_seq {
             cb.rtt.t_backoff = 1;
             self.rtt_active = false;
@@ -1271,15 +1279,7 @@ impl TcpConn {
     /// A new cumulative ack `ackno` under a session: the sequence state of ns-2's
     /// `newack` without its RTT sample and timer (the session keeps both).
     pub(crate) fn session_newack(&mut self, now: SimTime, ackno: i64) {
-        if (self.marks_done as usize) < ACK_MARKS {
-            self.pass_marks(now);
-        }
-        self.dupacks = 0;
-        self.last_ack = ackno;
-        self.highest_ack = ackno;
-        if self.t_seqno < self.last_ack + 1 {
-            self.t_seqno = self.last_ack + 1;
-        }
+        self.advance_to(now, ackno);
         if self.highest_ack >= self.curseq - 1 {
             self.closed = true;
         }

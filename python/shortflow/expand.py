@@ -4,7 +4,9 @@ Naming (stable, readable, used in traces and results):
 
 * routers of the built-in topologies: ``r1``, ``r2`` (dumbbell) or ``r1 .. rK`` (chain);
 * connection ``i`` (1-based) of flow group ``conn``: flow ``conn.i``, hosts ``conn.s<i>``
-  (source) and ``conn.d<i>`` (sink), each on its own access link;
+  (source) and ``conn.d<i>`` (sink), each on its own access link; with
+  ``conns_per_host = k``, connections ``(h-1)k+1 .. hk`` share hosts ``conn.s<h>`` and
+  ``conn.d<h>`` (with ``session``, one TCP session per host pair);
 * cross-traffic group ``web`` placed per hop (``at``): hop ``h`` is group ``web.h<h>``
   (flows ``web.h2.1``, hosts ``web.h2.s1`` ...).
 
@@ -340,8 +342,10 @@ class _Builder:
 
     def endpoints(self, where: str, name: str, count: int, src: Optional[str], dst: Optional[str],
                   src_default: Optional[str] = None, dst_default: Optional[str] = None,
-                  src_network: Optional[str] = None, dst_network: Optional[str] = None) -> list[tuple[str, str]]:
-        """Create hosts (built-in topologies) and return (src, dst) node names per connection."""
+                  src_network: Optional[str] = None, dst_network: Optional[str] = None,
+                  per_host: int = 1) -> list[tuple[str, str]]:
+        """Create hosts (built-in topologies) and return (src, dst) node names per connection;
+        ``per_host`` consecutive connections share one host pair."""
         if not self.builtin and (src_network or dst_network):
             self.fail(f"{where}.{'dst_network' if dst_network else 'src_network'}",
                       "only for built-in topologies (use [addresses] with an explicit topology)", dst_network or src_network)
@@ -352,7 +356,7 @@ class _Builder:
                 self.fail(f"{where}.dst", f"source and destination attach to the same router {s_r!r}", d_r)
             acc, dacc = self._access()
             out = []
-            for i in range(1, count + 1):
+            for i in range(1, count // per_host + 1):
                 s, d = f"{name}.s{i}", f"{name}.d{i}"
                 self.nodes += [s, d]
                 self.links.append(_link(s, s_r, acc))
@@ -360,7 +364,7 @@ class _Builder:
                 out.append((s, d))
             self._assign(f"{where}.src_network", src_network, [s for s, _ in out])
             self._assign(f"{where}.dst_network", dst_network, [d for _, d in out])
-            return out
+            return [e for e in out for _ in range(per_host)]
         nodes = self.nodes
         ok = True
         for end, v in (("src", src), ("dst", dst)):
@@ -383,8 +387,9 @@ class _Builder:
         gateways_declared = list(m.gateways)
         for g in m.flows:
             where = f"flows.{g.name}"
+            per_host = g.conns_per_host or 1
             eps = self.endpoints(where, g.name, g.count, g.src, g.dst, src_network=g.src_network,
-                                 dst_network=g.dst_network)
+                                 dst_network=g.dst_network, per_host=per_host)
             tcp, sink, startup = self.connection_settings(where, g, gateways_declared)
             if isinstance(g.app, WebApp):
                 self.web(where, g, eps, tcp, sink, startup)
@@ -393,7 +398,10 @@ class _Builder:
             for i, (s, d) in enumerate(eps, start=1):
                 fname = f"{g.name}.{i}"
                 names.append(fname)
-                self.flows.append(_flow(fname, s, d, tcp, sink, startup))
+                flow = _flow(fname, s, d, tcp, sink, startup)
+                if g.session is not None:
+                    flow["session"] = self.session(g, (i - 1) % per_host)
+                self.flows.append(flow)
             if isinstance(g.app, SurgeApp) and names:
                 # Each user's requests: a connection back from the client to the server,
                 # its acks never delayed (the ack stands for the server's reply starting).
@@ -573,6 +581,24 @@ class _Builder:
                 if life_s is not None:
                     app["duration_s"] = _clean(life_s)
                 self.apps.append(app)
+
+    @staticmethod
+    def session(g: FlowGroup, k: int) -> dict[str, Any]:
+        """The core's ``session`` table of connection ``k`` (0-based) of a host pair."""
+        o = g.session
+        assert o is not None
+        out: dict[str, Any] = {}
+        if o.group is not None:
+            out["group"] = o.group
+        if o.scheduler is not None:
+            out["scheduler"] = o.scheduler
+        if o.weights is not None:
+            out["weight"] = o.weights[k]
+        if o.later_acks is not None:
+            out["later_acks"] = o.later_acks
+        if o.subsessions is not None:
+            out["subsession"] = o.subsessions[k]
+        return out
 
     def rto_bounds(self, where: str, g: FlowGroup, tcp: dict[str, Any]) -> None:
         """minrto must not exceed maxrto (after merging [tcp], the group's tcp and the core's

@@ -1193,6 +1193,26 @@ App = Annotated[
 ]
 
 
+class SessionOptions(Model):
+    """A TCP session (thesis ch. 6-7): the connections of a group that share a host pair
+    (``conns_per_host``) send under one session: one window, one RTT estimator, one
+    retransmission timer, integrated loss recovery with later acks, a connection scheduler."""
+
+    #: "rr" (round robin, the thesis's default) or "weighted" (slots in proportion to
+    #: ``weights``, spread evenly; the stand-in spec D.1 accepts for the thesis's HRR).
+    scheduler: Optional[Literal["rr", "weighted"]] = None
+    #: Scheduling weight of each connection of a host pair (one per connection,
+    #: ``conns_per_host`` entries), positive integers; default 1 each.
+    weights: Optional[list[PosInt]] = None
+    #: Integrated loss recovery with later acks (rules 2 and 3); false = session-noilr.
+    later_acks: Optional[bool] = None
+    #: Proxy variant (thesis §7.2): the end client (sub-session) of each connection of a
+    #: host pair (one name per connection).
+    subsessions: Optional[list[Name]] = None
+    #: Connections of one host pair with different groups form different sessions.
+    group: Optional[str] = None
+
+
 class FlowGroup(Model):
     """``count`` identical TCP connections."""
 
@@ -1215,6 +1235,29 @@ class FlowGroup(Model):
     sink: Optional[SinkOptions] = None
     startup: Optional[Startup] = None
     app: Optional[App] = None
+    #: Built-in topologies: this many consecutive connections share one host pair
+    #: (``<name>.s<h>`` to ``<name>.d<h>``), e.g. a Web page's connections between one client
+    #: and one server; ``count`` must be a multiple. Default 1 (each connection its own hosts).
+    conns_per_host: Optional[PosInt] = None
+    #: The connections sharing a host pair form a TCP session (see ``SessionOptions``).
+    session: Optional[SessionOptions] = None
+
+    @model_validator(mode="after")
+    def _hosts(self) -> "FlowGroup":
+        k = self.conns_per_host or 1
+        if self.count % k:
+            raise PydanticCustomError(
+                "conflict", "conns_per_host = {k} does not divide count = {count}",
+                {"count": self.count, "k": k, "value": self.conns_per_host})
+        if self.session is not None:
+            for name in ("weights", "subsessions"):
+                v = getattr(self.session, name)
+                if v is not None and len(v) != k:
+                    raise PydanticCustomError(
+                        "length", "session.{name} = {v} has {n} entries but a host pair has {k} connections "
+                        "(conns_per_host): give one per connection",
+                        {"name": name, "v": repr(v), "n": len(v), "k": k, "value": v})
+        return self
 
 
 # --- cross traffic ----------------------------------------------------------------

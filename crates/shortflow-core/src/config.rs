@@ -403,6 +403,56 @@ pub struct FlowConfig {
     /// traffic generator's own packetSize_ decides the sizes actually sent).
     #[serde(default)]
     pub udp: UdpConfig,
+    /// Membership of a TCP session (thesis ch. 6-7, `tcp::session`): TCP flows with
+    /// a `session` table, the same `src` and `dst` and the same `session.group` send
+    /// under one session control block (one window, one RTT estimator, one timer,
+    /// integrated loss recovery). Absent: an independent connection.
+    #[serde(default)]
+    pub session: Option<SessionConfig>,
+}
+
+/// A flow's part in a TCP session (spec thesis-http-session part C, D). Settings that
+/// belong to the whole session (`scheduler`, `later_acks`) must agree among its
+/// members.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionConfig {
+    /// Flows of one host pair with different groups form different sessions ("" by
+    /// default: one session per host pair, as the thesis has it).
+    #[serde(default)]
+    pub group: String,
+    /// How the session shares its window among members with data (spec C.4, D.1).
+    #[serde(default)]
+    pub scheduler: SessionScheduler,
+    /// This connection's scheduling weight (`setwt`): a positive integer, default 1
+    /// (spec F.20). Plain round robin ignores it.
+    #[serde(default = "d_weight")]
+    pub weight: u32,
+    /// Integrated loss recovery with later acks (rules 2 and 3, spec C.6.2). false =
+    /// the thesis's session-noilr: only rule 1 (three duplicate acks) fires.
+    #[serde(default = "d_true")]
+    pub later_acks: bool,
+    /// The proxy variant (spec D.3): the end client this connection serves. When the
+    /// members of a session name sub-sessions, the window grows by one segment per RTT
+    /// per sub-session and a loss cuts only its sub-session's share. Either every
+    /// member names one or none does.
+    #[serde(default)]
+    pub subsession: Option<String>,
+}
+fn d_weight() -> u32 {
+    1
+}
+
+/// A session's connection scheduler.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionScheduler {
+    /// Round robin, one segment per turn (thesis default, spec C.4).
+    #[default]
+    Rr,
+    /// Weighted: slots in proportion to `weight`, spread evenly (smooth weighted round
+    /// robin, the stand-in spec D.1 accepts for the thesis's hierarchical round robin).
+    Weighted,
 }
 
 /// A flow as written, before its profile is resolved.
@@ -421,6 +471,8 @@ pub struct RawFlowConfig {
     #[serde(default)]
     startup: Option<serde_json::Value>,
     #[serde(default)]
+    session: Option<SessionConfig>,
+    #[serde(default)]
     udp: UdpConfig,
 }
 
@@ -436,7 +488,7 @@ impl TryFrom<RawFlowConfig> for FlowConfig {
             None => StartupConfig::default(),
             Some(v) => serde_json::from_value(v).map_err(|e| at("startup: ", e.to_string()))?,
         };
-        Ok(FlowConfig { name, src: r.src, dst: r.dst, transport: r.transport, tcp, sink, startup, udp: r.udp })
+        Ok(FlowConfig { name, src: r.src, dst: r.dst, transport: r.transport, tcp, sink, startup, session: r.session, udp: r.udp })
     }
 }
 
@@ -1588,6 +1640,7 @@ mod tests {
         let gw: GatewayConfig = serde_json::from_str(r#"{"name":"gw"}"#).unwrap();
         let sp: SpandConfig = serde_json::from_str(r#"{"gateway":"gw"}"#).unwrap();
         let fs: FastStartConfig = serde_json::from_str("{}").unwrap();
+        let session: SessionConfig = serde_json::from_str("{}").unwrap();
         let sections = [
             ("tcp", serde_json::to_value(TcpConfig::default()).unwrap()),
             ("sink", serde_json::to_value(SinkConfig::default()).unwrap()),
@@ -1596,6 +1649,7 @@ mod tests {
             ("gateway", serde_json::to_value(gw).unwrap()),
             ("spand", serde_json::to_value(sp).unwrap()),
             ("fast_start", serde_json::to_value(fs).unwrap()),
+            ("session", serde_json::to_value(session).unwrap()),
         ];
         for (sec, v) in sections {
             for (k, val) in v.as_object().unwrap() {

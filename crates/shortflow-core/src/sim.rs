@@ -152,6 +152,8 @@ impl Simulation {
         // Connections with identical parameters share one `TcpParams` (keyed by its
         // Debug text, which prints every field exactly).
         let mut params_seen: HashMap<String, Arc<TcpParams>> = HashMap::new();
+        // TCP sessions by (source node, destination node, group): the first member.
+        let mut sessions = SessionTable::default();
         for (i, fl) in cfg.flows.iter().enumerate() {
             let f = format!("flows[{i}]");
             if fl.name.is_empty() {
@@ -190,7 +192,10 @@ impl Simulation {
                     let mut conn = TcpConn::new(sender_agent, i as u32, s, d, sink_agent, node_addr[d as usize], p.clone());
                     // Both directions were checked to be routable above; static routes.
                     conn.first_link = net.routes.route(s, d).unwrap_or(crate::net::NO_LINK);
-                    let si = senders.push(conn, ControlBlock::new(&p, startup, boot));
+                    let si = match &fl.session {
+                        None => senders.push(conn, ControlBlock::new(&p, startup, boot)),
+                        Some(sc) => sessions.add(&f, fl, sc, (s, d), &p, &mut senders, conn, || ControlBlock::new(&p, startup, boot))?,
+                    };
                     agents.push(AgentRef::Sender(si));
                     let ki = sinks.len() as u32;
                     let mut sink = TcpSink::new(sink_agent, i as u32, d, s, sender_agent, sink_params);
@@ -208,6 +213,7 @@ impl Simulation {
                 }
             }
         }
+        sessions.finish(&mut senders)?;
         // ---- applications
         let infos: Vec<FlowInfo> = cfg
             .flows
@@ -493,5 +499,130 @@ impl Simulation {
     /// Current simulated time.
     pub fn now(&self) -> SimTime {
         self.sched.now()
+    }
+}
+
+/// The TCP sessions of a simulation while it is built (`FlowConfig::session`).
+#[derive(Default)]
+struct SessionTable {
+    /// (source node, destination node, group) -> index in `list`.
+    ix: HashMap<(u32, u32, String), usize>,
+    list: Vec<SessionBuild>,
+}
+
+struct SessionBuild {
+    /// The first member's sender index, flow field path and settings.
+    first: u32,
+    field: String,
+    sched: SessionScheduler,
+    later_acks: bool,
+    params: Arc<TcpParams>,
+    startup: String,
+    /// Members with their field path and sub-session name.
+    members: Vec<(u32, String, Option<String>)>,
+}
+
+impl SessionTable {
+    /// Add flow `fl` (field path `f`, between nodes `ends`) to its session, creating
+    /// the session with its first member. Returns the connection's sender index.
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        f: &str,
+        fl: &FlowConfig,
+        sc: &SessionConfig,
+        ends: (u32, u32),
+        p: &Arc<TcpParams>,
+        senders: &mut TcpSenders,
+        conn: TcpConn,
+        block: impl FnOnce() -> ControlBlock,
+    ) -> Result<u32, ConfigError> {
+        if sc.weight < 1 {
+            return Err(err(format!("{f}.session.weight"), sc.weight, "must be a positive integer"));
+        }
+        if !matches!(fl.startup, StartupConfig::Ns2 | StartupConfig::NoRestart) {
+            return Err(err(
+                format!("{f}.startup"),
+                serde_json::to_value(&fl.startup).map(|v| v["kind"].to_string()).unwrap_or_default(),
+                "a TCP session runs ns-2's start-up only (\"ns2\" or \"no_restart\"); drop `session` or the start-up policy",
+            ));
+        }
+        if fl.tcp.cc != CcConfig::Ns2 {
+            return Err(err(format!("{f}.tcp.cc"), format!("{:?}", fl.tcp.cc), "a TCP session runs ns-2's congestion control only (\"ns2\")"));
+        }
+        if fl.tcp.recovery.kind != crate::config::RecoveryKind::Ns2 {
+            return Err(err(
+                format!("{f}.tcp.recovery.kind"),
+                format!("{:?}", fl.tcp.recovery.kind).to_lowercase(),
+                "a TCP session runs its own integrated loss recovery; SACK recovery kinds are per connection (use \"ns2\")",
+            ));
+        }
+        if fl.tcp.rto != crate::config::RtoConfig::Ns2 {
+            return Err(err(format!("{f}.tcp.rto"), "linux", "a TCP session keeps one ns-2 RTT estimator and timer (use rto = \"ns2\")"));
+        }
+        let key = (ends.0, ends.1, sc.group.clone());
+        if let Some(&k) = self.ix.get(&key) {
+            let sb = &mut self.list[k];
+            if sc.scheduler != sb.sched {
+                return Err(err(format!("{f}.session.scheduler"), format!("{:?}", sc.scheduler).to_lowercase(), format!("differs from {}.session.scheduler of the same session", sb.field)));
+            }
+            if sc.later_acks != sb.later_acks {
+                return Err(err(format!("{f}.session.later_acks"), sc.later_acks, format!("differs from {}.session.later_acks of the same session", sb.field)));
+            }
+            if !Arc::ptr_eq(p, &sb.params) {
+                return Err(err(format!("{f}.tcp"), "(differs)", format!("members of one session need the same tcp settings as {}.tcp", sb.field)));
+            }
+            if format!("{:?}", fl.startup) != sb.startup {
+                return Err(err(format!("{f}.startup"), format!("{:?}", fl.startup), format!("members of one session need the same start-up as {}.startup ({})", sb.field, sb.startup)));
+            }
+            let i = senders.join_session(conn, sb.first, sc.weight);
+            sb.members.push((i, f.to_string(), sc.subsession.clone()));
+            return Ok(i);
+        }
+        let i = senders.push_session(conn, block(), sc.scheduler, sc.later_acks, sc.weight);
+        self.ix.insert(key, self.list.len());
+        self.list.push(SessionBuild {
+            first: i,
+            field: f.to_string(),
+            sched: sc.scheduler,
+            later_acks: sc.later_acks,
+            params: p.clone(),
+            startup: format!("{:?}", fl.startup),
+            members: vec![(i, f.to_string(), sc.subsession.clone())],
+        });
+        Ok(i)
+    }
+
+    /// Assign sub-sessions (the proxy variant): every member names one, or none does.
+    fn finish(&self, senders: &mut TcpSenders) -> Result<(), ConfigError> {
+        for sb in &self.list {
+            let named = sb.members.iter().filter(|m| m.2.is_some()).count();
+            if named == 0 {
+                continue;
+            }
+            if named < sb.members.len() {
+                let (with, without) = (
+                    sb.members.iter().find(|m| m.2.is_some()).expect("one named"),
+                    sb.members.iter().find(|m| m.2.is_none()).expect("one unnamed"),
+                );
+                return Err(err(
+                    format!("{}.session.subsession", without.1),
+                    "(missing)",
+                    format!("{}.session.subsession is set in the same session: give every member one, or none", with.1),
+                ));
+            }
+            let mut names: Vec<&str> = Vec::new();
+            for m in &sb.members {
+                let n = m.2.as_deref().expect("all named");
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+            for m in &sb.members {
+                let sub = names.iter().position(|&n| Some(n) == m.2.as_deref()).expect("listed") as u16;
+                senders.set_subsession(m.0, sub, names.len());
+            }
+        }
+        Ok(())
     }
 }

@@ -14,9 +14,12 @@
 //! the other members use what the window has left.
 //!
 //! What stays per connection, by design of ns-2's mechanism: the duplicate-ack and
-//! recovery state and the retransmission timer, which act on one sequence space. An
-//! integrated loss recovery across a session's connections (thesis ch. 7) becomes a
-//! recovery policy of the block when the session is built.
+//! recovery state and the retransmission timer, which act on one sequence space.
+//!
+//! A block with a TCP session (`tcp::session`, [`TcpSenders::push_session`]) goes
+//! further: the session's segment list, timer and integrated loss recovery replace
+//! the members' own, and its scheduler (round robin or weighted) replaces the round
+//! robin above.
 
 use crate::engine::Timer;
 use crate::tcp::cc::{AnyCc, CwndAction, Tcb};
@@ -75,6 +78,8 @@ pub struct ControlBlock {
     flight_total: i64,
     pub(crate) others_flight: i64,
     next_turn: usize,
+    /// The TCP session control block, for a session's block (`tcp::session`).
+    pub(crate) session: Option<Box<crate::tcp::session::Session>>,
 }
 
 impl ControlBlock {
@@ -144,6 +149,7 @@ impl ControlBlock {
             flight_total: 0,
             others_flight: 0,
             next_turn: 0,
+            session: None,
         }
     }
 
@@ -191,6 +197,11 @@ impl ControlBlock {
 
     pub fn members(&self) -> &[u32] {
         &self.members
+    }
+
+    /// The TCP session this block runs, if any.
+    pub fn session(&self) -> Option<&crate::tcp::session::Session> {
+        self.session.as_deref()
     }
 
     /// Start the plan a start-up policy returned for connection `conn`.
@@ -314,6 +325,65 @@ impl TcpSenders {
         i
     }
 
+    /// Add a connection that opens a TCP session (`tcp::session`): its own block
+    /// becomes the session's, with the given scheduler and recovery. Returns the
+    /// connection's index; further members join with [`TcpSenders::join_session`].
+    pub fn push_session(&mut self, mut conn: TcpConn, cb: ControlBlock, sched: crate::config::SessionScheduler, later_acks: bool, weight: u32) -> u32 {
+        use crate::tcp::session::{scheduler::Scheduler, Session};
+        conn.in_session = true;
+        let agent = conn.agent;
+        let thresh = conn.params().numdupacks.max(1) as u32;
+        let i = self.push(conn, cb);
+        let b = self.conns[i as usize].cb as usize;
+        let mut s = Session::new(i, agent, Scheduler::new(sched), thresh, later_acks);
+        s.slots[0] = crate::tcp::session::scheduler::Slot::new(weight);
+        self.cbs[b].session = Some(Box::new(s));
+        self.cbs[b].members.push(i);
+        i
+    }
+
+    /// Add a connection to the TCP session of connection `with` (see `push_session`).
+    pub fn join_session(&mut self, mut conn: TcpConn, with: u32, weight: u32) -> u32 {
+        conn.in_session = true;
+        let i = self.push_sharing(conn, with);
+        let b = self.conns[i as usize].cb as usize;
+        self.cbs[b].session.as_mut().expect("`with` is a session member").add_member(i, weight);
+        i
+    }
+
+    /// Put connection `i` in sub-session `sub` of its session (the proxy variant,
+    /// spec D.3); `n_subs` is the session's number of sub-sessions.
+    pub fn set_subsession(&mut self, i: u32, sub: u16, n_subs: usize) {
+        let b = self.conns[i as usize].cb as usize;
+        let s = self.cbs[b].session.as_mut().expect("a session member");
+        let slot = s.slot_of(i) as usize;
+        s.members[slot].sub = sub;
+        s.proxy = n_subs > 0;
+        s.losswin.resize(n_subs.max(1), None);
+    }
+
+    /// `setwt(conn, n)` (thesis §7.1): the scheduling weight of session member `i`,
+    /// from the next scheduling decision on.
+    pub fn set_weight(&mut self, i: u32, weight: u32) {
+        use crate::tcp::session::scheduler::Scheduler;
+        let b = self.conns[i as usize].cb as usize;
+        let s = self.cbs[b].session.as_mut().expect("a session member");
+        let slot = s.slot_of(i) as usize;
+        s.slots[slot].weight = weight.max(1);
+        Scheduler::reset_credits(&mut s.slots);
+    }
+
+    /// `resetwt(conn)` (thesis §7.1): every member of `i`'s session back to weight 1.
+    pub fn reset_weights(&mut self, i: u32) {
+        use crate::tcp::session::scheduler::Scheduler;
+        let b = self.conns[i as usize].cb as usize;
+        let s = self.cbs[b].session.as_mut().expect("a session member");
+        for x in &mut s.slots {
+            x.weight = 1;
+        }
+        Scheduler::reset_credits(&mut s.slots);
+    }
+
     pub fn len(&self) -> usize {
         self.conns.len()
     }
@@ -337,6 +407,10 @@ impl TcpSenders {
             return f(c, cb, cx);
         }
         let b = c.cb;
+        if cb.session.is_some() {
+            f(c, cb, cx);
+            return crate::tcp::session::serve(self, cx, b);
+        }
         cb.others_flight = cb.flight_total - c.flight();
         f(c, cb, cx);
         cb.flight_total = cb.others_flight + c.flight();
@@ -353,12 +427,23 @@ impl TcpSenders {
         if !cb.is_shared() {
             return c.recv(cb, cx, pkt);
         }
+        if cb.session.is_some() {
+            return crate::tcp::session::recv(self, cx, i, pkt);
+        }
         self.with(cx, i, |c, cb, cx| c.recv(cb, cx, pkt));
     }
 
     /// A timer of connection `i` fires.
     #[inline]
     pub fn timer(&mut self, cx: &mut Ctx, i: u32, which: u8, gen: u32) {
+        if which == crate::tcp::session::TIMER_SESSION {
+            return crate::tcp::session::timeout(self, cx, i, gen);
+        }
+        if which == crate::tcp::sender::TIMER_RTX && self.get(i).1.session.is_some() {
+            crate::tcp::session::syn_timeout(self, cx, i, gen);
+            let b = self.conns[i as usize].cb;
+            return crate::tcp::session::serve(self, cx, b);
+        }
         self.with(cx, i, |c, cb, cx| c.timer(cb, cx, which, gen));
     }
 
@@ -385,6 +470,9 @@ impl TcpSenders {
 
     /// Connection `i` is torn down by its application (`TcpConn::close`).
     pub fn close(&mut self, cx: &mut Ctx, i: u32) {
+        if self.get(i).1.session.is_some() && !self.conns[i as usize].torn_down {
+            crate::tcp::session::member_closed(self, i);
+        }
         self.with(cx, i, |c, cb, cx| c.close(cb, cx));
     }
 

@@ -19,6 +19,7 @@ pub mod sender;
 pub mod recovery;
 pub mod scoreboard;
 pub mod sentlog;
+pub mod session;
 pub mod sink;
 pub mod startup;
 

@@ -82,6 +82,25 @@ impl Rig {
         Rig { sched: Scheduler::new(), net, shared, senders, seen: 0, arrived: Vec::new() }
     }
 
+    /// `n` connections in one TCP session (`tcp::session`) with `sched`, later acks
+    /// on or off, and the given weights (1 where missing).
+    pub fn session(tcp: &TcpConfig, n: u32, sched: crate::config::SessionScheduler, later_acks: bool, weights: &[u32]) -> Rig {
+        let mut r = Rig::new(tcp, AnyStartup::default(), 0, false);
+        let p = Arc::new(TcpParams::from_config("tcp", tcp).expect("valid TcpConfig"));
+        r.shared.flow_names = (0..n).map(|k| format!("c{k}")).collect();
+        for k in 0..n {
+            let mut c = TcpConn::new(2 * k, k, 0, 1, 2 * k + 1, 0x0A00_0001, p.clone());
+            c.first_link = 0;
+            let w = weights.get(k as usize).copied().unwrap_or(1);
+            if k == 0 {
+                r.senders.push_session(c, ControlBlock::new(&p, AnyStartup::default(), 0.0), sched, later_acks, w);
+            } else {
+                r.senders.join_session(c, 0, w);
+            }
+        }
+        r
+    }
+
     /// One connection with its own block.
     pub fn one(tcp: &TcpConfig, startup: AnyStartup) -> Rig {
         Rig::new(tcp, startup, 1, false)
@@ -126,6 +145,21 @@ impl Rig {
         let (mut cx, senders) = self.cx();
         senders.start_transfer(&mut cx, k, n, 0, n as u64 * 1000);
         self.check_hooks();
+    }
+
+    /// At time `t`, the applications of several session members hand over their
+    /// transfers `(k, n)` together (requests arriving in one burst): the session's
+    /// scheduler runs once, after all of them.
+    pub fn transfers_together(&mut self, t: SimTime, ks: &[(u32, i64)]) {
+        self.run_to(t);
+        let (mut cx, senders) = self.cx();
+        for &(k, n) in ks {
+            let c = &mut senders.conns[k as usize];
+            let cb = &mut senders.cbs[c.cb as usize];
+            c.start_transfer(cb, &mut cx, n, 0, n as u64 * 1000);
+        }
+        let b = senders.conns[ks[0].0 as usize].cb;
+        crate::tcp::session::serve(senders, &mut cx, b);
     }
 
     /// At time `t`, connection `k`'s infinite (FTP) source starts.

@@ -320,6 +320,10 @@ pub struct TcpConn {
     /// When the last RTO fired, until the first new ack after it (Eifel detection of
     /// a spurious RTO, `LossCounters::spurious_rtos`).
     rto_at: Option<SimTime>,
+    /// A member of a TCP session (`tcp::session`): the session's timer, loss recovery
+    /// and RTT sampling replace this connection's own; `output` does not arm its
+    /// retransmission timer.
+    pub(crate) in_session: bool,
 }
 
 /// Seconds after its start for which a connection's acked packets are recorded
@@ -378,6 +382,7 @@ impl TcpConn {
             rack_timer: Timer::default(),
             tlp_timer: Timer::default(),
             rto_at: None,
+            in_session: false,
             p,
         }
     }
@@ -717,7 +722,7 @@ impl TcpConn {
     }
 
     /// ns-2.35: tcp.cc `output(seqno, reason)`.
-    fn output(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, seqno: i64) {
+    pub(crate) fn output(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, seqno: i64) {
         let now = cx.now();
         let mut size = self.p.size;
         if seqno == 0 {
@@ -757,7 +762,7 @@ impl TcpConn {
         if self.rec.is_some() {
             self.sack_sent(seqno, now, retransmit);
         }
-        let arm_rtx = !self.rtx_timer.pending() || force_set_rtx_timer;
+        let arm_rtx = (!self.rtx_timer.pending() || force_set_rtx_timer) && !self.in_session;
         cx.net.send_via(cx.sched, self.node, self.first_link, id);
         if arm_rtx {
             self.set_rtx_timer(cb, cx);
@@ -1073,9 +1078,12 @@ impl TcpConn {
         self.recv_impl::<true>(cb, cx, pkt);
     }
 
-    /// `recv`; `HOOKED` adds the tests of the per-ack hooks.
+    /// Read an arriving ack and free its packet: its number, ECN echo and timestamp
+    /// echo, or `None` if the connection is torn down. Records it in the ack trace and
+    /// the ack count (shared by `recv` and a session's ack processing, `tcp::session`).
+    /// `HOOKED` adds the tcp-asym header's echo.
     #[inline(always)]
-    fn recv_impl<const HOOKED: bool>(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, pkt: PktId) {
+    pub(crate) fn read_ack<const HOOKED: bool>(&mut self, cx: &mut Ctx, pkt: PktId) -> Option<(i64, bool, SimTime)> {
         let (ackno, ece, opts, ts_echo) = {
             let a = cx.net.pool.get(pkt);
             if HOOKED && self.p.asym_header {
@@ -1091,16 +1099,24 @@ impl TcpConn {
         }
         cx.net.pool.free(pkt);
         if self.torn_down {
-            return;
+            return None;
         }
-        let now = cx.now();
-        let now_ns = now.as_nanos();
+        let now_ns = cx.now().as_nanos();
         if let Some(t) = cx.shared.ack_trace.as_mut() {
             t.flow.push(self.flow);
             t.time_ns.push(now_ns);
             t.ackno.push(ackno);
         }
         self.nackpack += 1;
+        Some((ackno, ece, ts_echo))
+    }
+
+    /// `recv`; `HOOKED` adds the tests of the per-ack hooks.
+    #[inline(always)]
+    fn recv_impl<const HOOKED: bool>(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, pkt: PktId) {
+        let Some((ackno, ece, ts_echo)) = self.read_ack::<HOOKED>(cx, pkt) else { return };
+        let now = cx.now();
+        let now_ns = now.as_nanos();
         if HOOKED && ece && self.p.ecn {
             self.ecn(cb, cx, ackno);
         }
@@ -1459,13 +1475,11 @@ impl TcpConn {
         self.ect |= ece;
     }
 
-    /// ns-2.35: tcp.cc `newack(pkt)` with `timerfix_` true. Always inlined: with a
-    /// second caller (SACK recovery) the compiler would otherwise move it and the RTT
-    /// update out of ns-2's hot path (~2 % more instructions per run).
+    /// The sequence state of a new cumulative ack `ackno` at `now` (the start of ns-2's
+    /// `newack`): the acked-packet marks, the duplicate-ack count, the cumulative ack,
+    /// and `t_seqno` at least past it.
     #[inline(always)]
-    fn newack(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: AckIn) {
-        let ackno = ack.ackno;
-        let now = cx.now();
+    fn advance_to(&mut self, now: SimTime, ackno: i64) {
         if (self.marks_done as usize) < ACK_MARKS {
             self.pass_marks(now);
         }
@@ -1475,6 +1489,16 @@ impl TcpConn {
         if self.t_seqno < self.last_ack + 1 {
             self.t_seqno = self.last_ack + 1;
         }
+    }
+
+    /// ns-2.35: tcp.cc `newack(pkt)` with `timerfix_` true. Always inlined: with a
+    /// second caller (SACK recovery) the compiler would otherwise move it and the RTT
+    /// update out of ns-2's hot path (~2 % more instructions per run).
+    #[inline(always)]
+    fn newack(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ack: AckIn) {
+        let ackno = ack.ackno;
+        let now = cx.now();
+        self.advance_to(now, ackno);
         if self.rtt_active && ackno >= self.rtt_seq {
             // ECN: a connection with a window of one, still answering echoes, keeps
             // its timer backed off (ns-2 `ect_`, `ecn_backoff_`).
@@ -1492,7 +1516,7 @@ impl TcpConn {
     /// Record transfers whose last packet is now acked, and tell the applications.
     /// The test is inlined (it runs on every ack); the work, rare, is not.
     #[inline(always)]
-    fn check_transfers(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
+    pub(crate) fn check_transfers(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
         if self.transfers.front().is_some_and(|t| self.highest_ack >= t.end_seq) {
             self.finish_transfers(cb, cx);
         }
@@ -1518,5 +1542,57 @@ impl TcpConn {
             }
             cx.shared.notices.push(Notice::TransferDone { flow: self.flow, transfer: t.rec });
         }
+    }
+}
+
+/// What a TCP session (`tcp::session`) uses of the mechanism: it replaces ns-2's
+/// duplicate-ack, recovery and timer logic for its members, and keeps the rest
+/// (sequence state, transfers, counters, `output`).
+impl TcpConn {
+    /// A new cumulative ack `ackno` under a session: the sequence state of ns-2's
+    /// `newack` without its RTT sample and timer (the session keeps both).
+    pub(crate) fn session_newack(&mut self, now: SimTime, ackno: i64) {
+        self.advance_to(now, ackno);
+        if self.highest_ack >= self.curseq - 1 {
+            self.closed = true;
+        }
+    }
+
+    /// The ack sample a session hands its congestion control for a new ack (`prev` is
+    /// the cumulative ack before it).
+    pub(crate) fn session_ack_sample(&self, now: SimTime, ackno: i64, prev: i64) -> AckSample {
+        self.ack_sample(now, AckIn { ackno, prev, ece: false }, false)
+    }
+
+    /// The connection's own timer, which a session member uses only for its SYN
+    /// (connection set-up is per connection; the member joins the session's recovery
+    /// once established, thesis §6.4): arm it `delay` from now.
+    pub(crate) fn arm_syn_timer(&mut self, cx: &mut Ctx, delay: SimTime) {
+        self.rtx_timer.resched(cx.sched, delay, self.agent, TIMER_RTX);
+    }
+
+    pub(crate) fn cancel_syn_timer(&mut self) {
+        self.rtx_timer.cancel();
+    }
+
+    /// Is this firing (`gen`) of the connection's own timer current?
+    pub(crate) fn syn_timer_fired(&mut self, gen: u32) -> bool {
+        self.rtx_timer.fire(gen)
+    }
+
+    /// The SYN (segment 0 with `syn`) is still to be sent: the connection has data and
+    /// has sent nothing.
+    pub(crate) fn needs_syn(&self) -> bool {
+        self.p.syn && !self.torn_down && self.t_seqno == 0 && self.curseq > 0
+    }
+
+    /// May a new (or go-back-N) data segment leave on this connection, as far as the
+    /// connection itself is concerned: it has data, its SYN (if modelled) is acked, and
+    /// the receiver's window (`window_`) has room.
+    pub(crate) fn can_send_data(&self, wnd: f64) -> bool {
+        !self.torn_down
+            && self.t_seqno < self.curseq
+            && (!self.p.syn || self.highest_ack >= 0)
+            && (self.t_seqno as f64) <= self.highest_ack as f64 + wnd
     }
 }

@@ -1,0 +1,51 @@
+"""TCP session from the scenario side: ``conns_per_host`` puts consecutive connections on
+one host pair, ``session`` becomes each connection's core ``session`` table, and the
+session scenarios of ``scenarios/web/session`` run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from shortflow import Scenario, load
+
+ROOT = Path(__file__).resolve().parents[2]
+
+DOC = """
+name = "s"
+duration = "5s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "1.5Mb", delay = "50ms", queue = 20 }
+access = { rate = "100Mb", delay = "1ms" }
+[[flows]]
+name = "page"
+count = 8
+conns_per_host = 4
+session = { scheduler = "weighted", weights = [4, 1, 1, 1], subsessions = ["a", "a", "b", "b"] }
+app = { kind = "rounds", rounds = 1, size = "10KB", jitter = "10ms", idle = "0s", first_center = "10ms" }
+"""
+
+
+def test_conns_per_host_share_hosts_and_carry_the_session() -> None:
+    cfg = Scenario.from_toml(DOC).to_sim_config(None, 1)
+    flows = cfg["flows"]
+    assert [(f["src"], f["dst"]) for f in flows] == [("page.s1", "page.d1")] * 4 + [("page.s2", "page.d2")] * 4
+    assert [f["session"]["weight"] for f in flows] == [4, 1, 1, 1] * 2
+    assert [f["session"]["subsession"] for f in flows] == ["a", "a", "b", "b"] * 2
+    assert all(f["session"]["scheduler"] == "weighted" for f in flows)
+    # Two host pairs: two access links each side, not eight.
+    assert sum(1 for link in cfg["links"] if link["src"].startswith("page.s")) == 2
+
+
+def test_the_session_scenarios_run() -> None:
+    sc = load(ROOT / "scenarios/web/session/fig7_2.toml")
+    t = sc.simulate(1, {"scheme": "session"}).transfers
+    done = dict(zip(t["flow"], t["completion_s"]))
+    assert done["short.1"] < done["long.1"], done
+    sc = load(ROOT / "scenarios/web/session/fig6_8.toml")
+    for scheme in ("httpconc", "session", "session-noilr"):
+        t = sc.simulate(1, {"scheme": scheme, "flows.page.count": 8}).transfers
+        assert t.height == 8 and t["end_s"].is_not_null().all(), scheme
+        assert (t.filter(pl.col("flow").is_in([f"page.{i}" for i in range(1, 5)]))["bytes"] == 10000).all()

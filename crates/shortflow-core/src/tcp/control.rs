@@ -339,6 +339,8 @@ impl TcpSenders {
         s.slots[0] = crate::tcp::session::scheduler::Slot::new(weight);
         self.cbs[b].session = Some(Box::new(s));
         self.cbs[b].members.push(i);
+        // A block with members is shared: its `send_much` hook must be live.
+        self.cbs[b].refresh_hooks();
         i
     }
 

@@ -339,7 +339,7 @@ fn the_session_timer_fires_only_when_every_ack_stream_stops() {
         t += 500;
     }
     assert_eq!(stats(&r).timeouts, 0, "the session's ack stream never stopped");
-    assert_eq!(r.conn(0).nrexmit, 0);
+    assert_eq!(r.conn(0).ctr.timeouts, 0);
     // Now silence: one timeout, 3 s (the RTO: the timed segment was the lost one, so
     // there is no sample) after the last ack at 5.6 s, and everything restarts from
     // one segment.
@@ -357,7 +357,7 @@ fn the_session_timer_fires_only_when_every_ack_stream_stops() {
     assert_eq!(out.len(), 1, "{out:?}");
     assert_eq!((out[0].t_us, out[0].conn, out[0].seq), (8_600_000, 0, 0), "go-back-N: c0's lost segment first (round robin)");
     assert_eq!(out[0].t_us, at.as_nanos() / 1000);
-    assert_eq!(r.conn(0).nrexmit, 1, "one timeout, counted on the connection of the oldest segment");
+    assert_eq!(r.conn(0).ctr.timeouts, 1, "one timeout, counted on the connection of the oldest segment");
 }
 
 // ---- proxy sub-sessions (spec D.3) ---------------------------------------------

@@ -906,7 +906,7 @@ CORE_CASES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
     ("core-rack-without-sack", lambda c: c["flows"][0].setdefault("tcp", {}).update(recovery={"kind": "rack_tlp"}),
      "flows[0] (conn.1).tcp.recovery.kind", "tcp.sack = true"),
     ("core-recovery-kind", lambda c: c["flows"][0].setdefault("tcp", {}).update(recovery={"kind": "rackk"}),
-     "flows[0] (conn.1).tcp", '"rackk"'),
+     "tcp.recovery.kind", "`rackk`"),
     ("core-transport", lambda c: c["flows"][0].update(transport="tcpx"), "flows[0] (conn.1).transport", '"tcpx"'),
     ("core-missing-rate", lambda c: c["links"][0].pop("rate_bps"), "links[0] (r1->r2)", "missing field `rate_bps`"),
     ("core-unknown-field", lambda c: c.update(bogus=1), "bogus", "unknown field `bogus`"),

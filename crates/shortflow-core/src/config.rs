@@ -482,11 +482,18 @@ impl TryFrom<RawFlowConfig> for FlowConfig {
         let name = r.name;
         let at = |what: &str, e: String| format!("flow {name:?}: {what}{e}");
         crate::profile::resolve(&mut r.tcp, &mut r.sink, &mut r.startup).map_err(|e| at("", e))?;
-        let tcp = serde_json::from_value(serde_json::Value::Object(r.tcp)).map_err(|e| at("tcp: ", e.to_string()))?;
-        let sink = serde_json::from_value(serde_json::Value::Object(r.sink)).map_err(|e| at("sink: ", e.to_string()))?;
+        // The error names the field inside the table (`tcp.recovery.kind: unknown variant ...`).
+        fn table<T: serde::de::DeserializeOwned>(v: serde_json::Value, name: &str) -> Result<T, String> {
+            serde_path_to_error::deserialize(v).map_err(|e| match e.path().to_string().as_str() {
+                "." => format!("{name}: {}", e.inner()),
+                p => format!("{name}.{p}: {}", e.inner()),
+            })
+        }
+        let tcp = table(serde_json::Value::Object(r.tcp), "tcp").map_err(|e| at("", e))?;
+        let sink = table(serde_json::Value::Object(r.sink), "sink").map_err(|e| at("", e))?;
         let startup = match r.startup {
             None => StartupConfig::default(),
-            Some(v) => serde_json::from_value(v).map_err(|e| at("startup: ", e.to_string()))?,
+            Some(v) => table(v, "startup").map_err(|e| at("", e))?,
         };
         Ok(FlowConfig { name, src: r.src, dst: r.dst, transport: r.transport, tcp, sink, startup, session: r.session, udp: r.udp })
     }

@@ -66,6 +66,7 @@ class Row:
     linux_fast_retrans: float
     ours_fast_retrans: float
     linux_loss_probes: float
+    ours_loss_probes: float
     passed: bool
     note: str = ""
 
@@ -113,9 +114,11 @@ def _ours(scdir: Path, row: dict[str, Any]) -> tuple[dict[str, float], dict[str,
         times["last"] = max(tot)
     f = res.flows
     counters = {
-        "retrans": float(sum(f["retransmits"])),
+        # Linux's names (nstat TcpRetransSegs, TCPTimeouts, TCPFastRetrans, TCPLossProbes).
+        "retrans": float(sum(f["retrans_segs"])),
         "timeouts": float(sum(f["timeouts"])),
-        "fast_retrans": float(sum(f["fast_retransmits"])),
+        "fast_retrans": float(sum(f["fast_retrans"])),
+        "loss_probes": float(sum(f["loss_probes"])),
     }
     return times, counters
 
@@ -139,7 +142,7 @@ def run(out: str | Path, mode: str = "full", log: Callable[[str], None] = lambda
             ours, cnt = _ours(scdir, r)
         except Exception as e:  # a configuration we cannot build (CUBIC before it exists)
             ours, cnt, note = {k: math.nan for k in lin}, {"retrans": math.nan, "timeouts": math.nan,
-                                                          "fast_retrans": math.nan}, f"not run: {e}"
+                                                          "fast_retrans": math.nan, "loss_probes": math.nan}, f"not run: {e}"
         else:
             note = ""
         reps = r["reps"]
@@ -155,7 +158,7 @@ def run(out: str | Path, mode: str = "full", log: Callable[[str], None] = lambda
                 linux_retrans=ns.get("TcpRetransSegs", 0) / reps, ours_retrans=cnt["retrans"],
                 linux_timeouts=lin_to, ours_timeouts=cnt["timeouts"],
                 linux_fast_retrans=ns.get("TcpExtTCPFastRetrans", 0) / reps, ours_fast_retrans=cnt["fast_retrans"],
-                linux_loss_probes=ns.get("TcpExtTCPLossProbes", 0) / reps, passed=ok, note=note))
+                linux_loss_probes=ns.get("TcpExtTCPLossProbes", 0) / reps, ours_loss_probes=cnt["loss_probes"], passed=ok, note=note))
     rep = Report(mode, out, rows, time.perf_counter() - t0)
     _write(rep)
     return rep
@@ -169,7 +172,7 @@ def _write(rep: Report) -> None:
     out = rep.out
     (out / "rows.json").write_text(json.dumps(clean_json([r.to_dict() for r in rep.rows]), indent=1))
     cols = ["tag", "metric", "linux ms", "ours ms", "error %", "retrans L/ours", "timeouts L/ours",
-            "fast rtx L/ours", "TLP L", "verdict"]
+            "fast rtx L/ours", "TLP L/ours", "verdict"]
     lines = [f"# shortflow repro linux ({rep.mode}): {len(rep.passed)}/{len(rep.rows)} rows within "
              f"{TOLERANCE:.0%} with no extra timeouts", "",
              "Counters are per repetition (Linux nstat / reps) against ours per run; TLP = tail-loss probes.", "",
@@ -178,7 +181,7 @@ def _write(rep: Report) -> None:
         lines.append("| " + " | ".join([
             r.tag, r.metric, _fmt(r.linux_s, 1e3), _fmt(r.ours_s, 1e3), _fmt(r.rel_err, 100),
             f"{_fmt(r.linux_retrans)}/{_fmt(r.ours_retrans, nd=0)}", f"{_fmt(r.linux_timeouts)}/{_fmt(r.ours_timeouts, nd=0)}",
-            f"{_fmt(r.linux_fast_retrans)}/{_fmt(r.ours_fast_retrans, nd=0)}", _fmt(r.linux_loss_probes),
+            f"{_fmt(r.linux_fast_retrans)}/{_fmt(r.ours_fast_retrans, nd=0)}", f"{_fmt(r.linux_loss_probes)}/{_fmt(r.ours_loss_probes, nd=0)}",
             ("pass" if r.passed else "FAIL") + (f" ({r.note})" if r.note else "")]) + " |")
     (out / "table.md").write_text("\n".join(lines) + "\n")
     with open(out / "table.csv", "w") as f:

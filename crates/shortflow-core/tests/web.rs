@@ -81,8 +81,12 @@ fn seq_mode_opens_one_connection_per_object_one_after_another() {
     for k in 1..3 {
         close(r.objects.time_s[k], FRESH1 + H);
     }
-    // Every HTTP/1.0 connection was closed once its response was acknowledged.
     assert_eq!(r.flows.data_pkts_sent, vec![2, 2, 2], "SYN + one segment each");
+    // The run (stop_when_done) ends once the servers hold the last acks: every transfer
+    // record is complete, half a round trip after the page.
+    assert_eq!(r.transfers.end_s.len(), 3);
+    assert!(r.transfers.end_s.iter().all(|e| e.is_finite()), "{:?}", r.transfers.end_s);
+    close(r.stats.sim_end_s - r.pages.end_s[0], D + H);
 }
 
 #[test]

@@ -302,7 +302,11 @@ impl Apps {
         let Some(ai) = self.flow_app[flow as usize] else { return false };
         let App::Web(w) = &mut self.list[ai as usize] else { return false };
         match n {
-            Notice::TransferDone { flow, .. } => w.transfer_done(cx, senders, flow),
+            Notice::TransferDone { flow, .. } => {
+                if w.transfer_done(cx, senders, flow) {
+                    self.finite_left = self.finite_left.saturating_sub(1);
+                }
+            }
             Notice::Delivered { flow, seq } => {
                 if w.delivered(cx, senders, sinks, ai, flow, seq) {
                     self.finite_left = self.finite_left.saturating_sub(1);

@@ -182,6 +182,9 @@ pub struct Web {
     pub conn_of_flow: Vec<u32>,
     pub rng: Rng,
     pub pairs_left: usize,
+    /// Every page is done; the workload finishes once the servers hold the last acks
+    /// (so every transfer record is complete when a `stop_when_done` run ends).
+    pub draining: bool,
     pub rows: WebRows,
 }
 
@@ -386,12 +389,34 @@ impl Web {
             let pair = conn.pair as usize;
             finished |= self.object_done(cx, senders, app, pair, o as usize);
         }
-        finished
+        if finished {
+            self.draining = true;
+            return self.all_acked(senders);
+        }
+        false
+    }
+
+    /// Every connection's data is acknowledged at its server.
+    fn all_acked(&self, senders: &TcpSenders) -> bool {
+        self.conns.iter().all(|c| {
+            let s = &senders.conns[c.sender as usize];
+            s.t_seqno >= s.curseq && s.highest_ack + 1 >= s.curseq
+        })
     }
 
     /// Connection `flow`'s transfer was acknowledged at the server: an HTTP/1.0
-    /// connection with nothing more to do is closed.
-    pub fn transfer_done(&mut self, cx: &mut Ctx, senders: &mut TcpSenders, flow: u32) {
+    /// connection with nothing more to do is closed. Returns true when the workload has
+    /// just finished (its pages were done, and this was the last data in flight).
+    pub fn transfer_done(&mut self, cx: &mut Ctx, senders: &mut TcpSenders, flow: u32) -> bool {
+        self.close_if_done(cx, senders, flow);
+        if self.draining && self.all_acked(senders) {
+            self.draining = false;
+            return true;
+        }
+        false
+    }
+
+    fn close_if_done(&mut self, cx: &mut Ctx, senders: &mut TcpSenders, flow: u32) {
         let c = self.conn_of_flow[flow as usize] as usize;
         let conn = &mut self.conns[c];
         if !self.mode.persistent() && !conn.closed && conn.inflight.is_empty() && conn.requests.is_empty() {
@@ -767,6 +792,7 @@ pub fn build(f: &str, wc: &WebConfig, seed: u64, flows: &[FlowInfo], conn_flows:
         conn_of_flow,
         rng,
         pairs_left: n_pairs,
+        draining: false,
         rows: WebRows::default(),
     };
     Ok((w, starts))

@@ -438,9 +438,19 @@ pub struct SessionConfig {
     /// member names one or none does.
     #[serde(default)]
     pub subsession: Option<String>,
+    /// How long the session control block outlives its last open member (spec F.4,
+    /// `scb_linger`), seconds: a member that opens later than this after the last one
+    /// closed finds a fresh SCB (initial window and ssthresh, new RTT estimator);
+    /// sooner, it inherits the window. 0 = the SCB dies with its last member. A
+    /// session-wide setting: its members must agree.
+    #[serde(default = "d_linger")]
+    pub linger_s: f64,
 }
 fn d_weight() -> u32 {
     1
+}
+fn d_linger() -> f64 {
+    1.0
 }
 
 /// A session's connection scheduler.

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::config::*;
 use crate::engine::{Event, PktId, Scheduler};
-use crate::error::{err, positive_time_s, suggest, ConfigError};
+use crate::error::{err, positive_time_s, suggest, time_s, ConfigError};
 use crate::net::build::{build_network, lookup_node, Topology};
 use crate::net::{Arrival, Network};
 use crate::results::*;
@@ -516,6 +516,7 @@ struct SessionBuild {
     field: String,
     sched: SessionScheduler,
     later_acks: bool,
+    linger_s: f64,
     params: Arc<TcpParams>,
     startup: String,
     /// Members with their field path and sub-session name.
@@ -540,6 +541,7 @@ impl SessionTable {
         if sc.weight < 1 {
             return Err(err(format!("{f}.session.weight"), sc.weight, "must be a positive integer"));
         }
+        let linger = time_s(&format!("{f}.session.linger_s"), sc.linger_s)?;
         if !matches!(fl.startup, StartupConfig::Ns2 | StartupConfig::NoRestart) {
             return Err(err(
                 format!("{f}.startup"),
@@ -569,6 +571,9 @@ impl SessionTable {
             if sc.later_acks != sb.later_acks {
                 return Err(err(format!("{f}.session.later_acks"), sc.later_acks, format!("differs from {}.session.later_acks of the same session", sb.field)));
             }
+            if sc.linger_s != sb.linger_s {
+                return Err(err(format!("{f}.session.linger_s"), sc.linger_s, format!("differs from {}.session.linger_s ({}) of the same session", sb.field, sb.linger_s)));
+            }
             if !Arc::ptr_eq(p, &sb.params) {
                 return Err(err(format!("{f}.tcp"), "(differs)", format!("members of one session need the same tcp settings as {}.tcp", sb.field)));
             }
@@ -580,12 +585,14 @@ impl SessionTable {
             return Ok(i);
         }
         let i = senders.push_session(conn, block(), sc.scheduler, sc.later_acks, sc.weight);
+        senders.set_session_linger(i, linger);
         self.ix.insert(key, self.list.len());
         self.list.push(SessionBuild {
             first: i,
             field: f.to_string(),
             sched: sc.scheduler,
             later_acks: sc.later_acks,
+            linger_s: sc.linger_s,
             params: p.clone(),
             startup: format!("{:?}", fl.startup),
             members: vec![(i, f.to_string(), sc.subsession.clone())],

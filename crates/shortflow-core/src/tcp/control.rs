@@ -353,6 +353,12 @@ impl TcpSenders {
         i
     }
 
+    /// How long the session of member `i` outlives its last open member (spec F.4).
+    pub fn set_session_linger(&mut self, i: u32, linger: crate::time::SimTime) {
+        let b = self.conns[i as usize].cb as usize;
+        self.cbs[b].session.as_mut().expect("a session member").linger = linger;
+    }
+
     /// Put connection `i` in sub-session `sub` of its session (the proxy variant,
     /// spec D.3); `n_subs` is the session's number of sub-sessions.
     pub fn set_subsession(&mut self, i: u32, sub: u16, n_subs: usize) {
@@ -473,7 +479,7 @@ impl TcpSenders {
     /// Connection `i` is torn down by its application (`TcpConn::close`).
     pub fn close(&mut self, cx: &mut Ctx, i: u32) {
         if self.get(i).1.session.is_some() && !self.conns[i as usize].torn_down {
-            crate::tcp::session::member_closed(self, i);
+            crate::tcp::session::member_closed(self, i, cx.now());
         }
         self.with(cx, i, |c, cb, cx| c.close(cb, cx));
     }

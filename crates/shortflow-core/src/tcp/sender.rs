@@ -546,14 +546,19 @@ impl TcpConn {
         });
         cb.start_plan(self.agent, plan);
         self.advanceby(cb, cx, n);
+        // The SYN takes sequence number 0 and `output` counts it in `curseq` when it
+        // leaves: inside `advanceby` for a connection of its own, later (from the
+        // session's scheduler) for a TCP session's member, whose data then ends one
+        // sequence number further.
+        let end_seq = self.curseq - 1 + i64::from(self.in_session && self.p.syn && self.maxseq == -1);
         let f = self.flow as usize;
         if cx.shared.recv_pending.len() <= f {
             cx.shared.recv_pending.resize_with(f + 1, Default::default);
         }
-        cx.shared.recv_pending[f].push_back((self.curseq - 1, rec));
+        cx.shared.recv_pending[f].push_back((end_seq, rec));
         self.transfers.push_back(PendingTransfer {
             rec,
-            end_seq: self.curseq - 1,
+            end_seq,
             nrexmitpack_at_start: self.ctr.retrans_segs,
             timeouts_at_start: self.ctr.timeouts,
         });

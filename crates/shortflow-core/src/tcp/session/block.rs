@@ -48,6 +48,9 @@ pub struct Member {
     pub recover: Option<i64>,
     /// SYN retransmissions so far (its own timer backs off per try).
     pub syn_tries: u32,
+    /// Open: the application has given it data and it has not closed (spec F.4: a
+    /// member counts until it is fully closed).
+    pub open: bool,
 }
 
 /// Counts of what the session did (for tests and results).
@@ -61,6 +64,9 @@ pub struct SessionStats {
     pub cuts: u64,
     /// Session timeouts.
     pub timeouts: u64,
+    /// Lives of the SCB: 1 when the first member opens, +1 each time a member opens
+    /// after the SCB outlived its last member by more than the linger (spec F.4).
+    pub lives: u64,
 }
 
 pub struct Session {
@@ -95,12 +101,18 @@ pub struct Session {
     /// Candidates found while processing one ack (spec C.2 `retranslist`), reused.
     pub retranslist: Vec<(u16, i64, u8)>,
     pub stats: SessionStats,
+    /// Members open now.
+    pub open: u32,
+    /// When the last open member closed (while none is open).
+    pub empty_since: Option<SimTime>,
+    /// `scb_linger` (spec F.4): how long the SCB outlives its last member.
+    pub linger: SimTime,
 }
 
 impl Session {
     pub fn new(first_conn: u32, timer_agent: u32, sched: Scheduler, thresh: u32, later_acks: bool) -> Session {
         Session {
-            members: vec![Member { conn: first_conn, sub: 0, infl: 0, recover: None, syn_tries: 0 }],
+            members: vec![Member { conn: first_conn, sub: 0, infl: 0, recover: None, syn_tries: 0, open: false }],
             slots: vec![Slot::new(1)],
             sched,
             seglst: VecDeque::with_capacity(64),
@@ -118,12 +130,62 @@ impl Session {
             last_activity: None,
             retranslist: Vec::with_capacity(8),
             stats: SessionStats::default(),
+            open: 0,
+            empty_since: None,
+            linger: SimTime::from_secs_f64(1.0),
         }
+    }
+
+    /// Member `slot` opens at `now` (spec F.4). Returns true when the SCB must start a
+    /// new life first: no member has been open for longer than the linger. The caller
+    /// then resets the shared control block and calls [`Session::new_life`].
+    pub fn open_member(&mut self, slot: u16, now: SimTime) -> bool {
+        let m = &mut self.members[slot as usize];
+        if m.open {
+            return false;
+        }
+        m.open = true;
+        self.open += 1;
+        if self.open > 1 {
+            return false;
+        }
+        let since = self.empty_since.take();
+        if self.stats.lives == 0 {
+            self.stats.lives = 1;
+            return false;
+        }
+        since.is_some_and(|t| now.0.saturating_sub(t.0) > self.linger.0)
+    }
+
+    /// Member `slot` closed at `now`: it no longer counts (its records are dropped by
+    /// [`Session::drop_member_records`]).
+    pub fn close_member(&mut self, slot: u16, now: SimTime) {
+        let m = &mut self.members[slot as usize];
+        if !m.open {
+            return;
+        }
+        m.open = false;
+        self.open -= 1;
+        if self.open == 0 {
+            self.empty_since = Some(now);
+        }
+    }
+
+    /// The SCB starts a new life (spec F.4: the old one was destroyed): no records,
+    /// credit, loss window or RTT timing, the window not yet started. The caller has
+    /// reset the window, ssthresh and RTT estimator (`ControlBlock::renew`).
+    pub fn new_life(&mut self) {
+        self.clear();
+        self.seglst.clear();
+        self.started = false;
+        self.last_activity = None;
+        self.timer.cancel();
+        self.stats.lives += 1;
     }
 
     /// Add a member; returns its slot.
     pub fn add_member(&mut self, conn: u32, weight: u32) -> u16 {
-        self.members.push(Member { conn, sub: 0, infl: 0, recover: None, syn_tries: 0 });
+        self.members.push(Member { conn, sub: 0, infl: 0, recover: None, syn_tries: 0, open: false });
         self.slots.push(Slot::new(weight));
         (self.members.len() - 1) as u16
     }

@@ -29,6 +29,12 @@
 //! - Idle (F.4): with `slow_start_restart`, a session that had nothing outstanding for
 //!   longer than an RTO restarts from the initial window (ns-2's idle restart rule,
 //!   applied to the whole session).
+//! - Lifetime (F.4): a member counts from the moment its application gives it data
+//!   until it closes; the SCB outlives its last open member by the linger
+//!   (`session.linger_s`, 1 s). A member opening later than that finds a fresh SCB
+//!   (`ControlBlock::renew`: initial window and ssthresh, new RTT estimator; the
+//!   session's records, loss windows and timer emptied), so a window carries across
+//!   the HTML -> image gap of an HTTP/1.0 page but not across a user's think time.
 
 pub mod block;
 pub mod recovery;
@@ -78,9 +84,16 @@ fn restart_timer(s: &mut Session, cb: &ControlBlock, c0: &TcpConn, cx: &mut Ctx)
 pub fn serve(senders: &mut TcpSenders, cx: &mut Ctx, b: u32) {
     with_session(senders, b, |s, conns, cb| {
         let now = cx.now();
-        // Control segments first, outside the window.
+        // Members the application has just given their first data open (spec F.4);
+        // control segments first, outside the window.
         for slot in 0..s.members.len() {
             let c = &mut conns[s.members[slot].conn as usize];
+            if !s.members[slot].open && !c.torn_down && c.curseq > 0 && s.open_member(slot as u16, now) {
+                // The SCB outlived its last member by more than the linger: it was
+                // destroyed, and this member creates a fresh one.
+                cb.renew(c.params());
+                s.new_life();
+            }
             if c.needs_syn() {
                 send_syn(s, c, cb, cx, slot as u16);
             }
@@ -345,12 +358,14 @@ pub fn timeout(senders: &mut TcpSenders, cx: &mut Ctx, i: u32, gen: u32) {
     }
 }
 
-/// Member connection `i` closed (torn down by its application): its records leave
-/// the session; the window is not changed (spec C.2).
-pub fn member_closed(senders: &mut TcpSenders, i: u32) {
+/// Member connection `i` closed at `now` (torn down by its application): its records
+/// leave the session and it no longer counts as open; the window is not changed (spec
+/// C.2). When it was the last open member, the SCB lingers (spec F.4).
+pub fn member_closed(senders: &mut TcpSenders, i: u32, now: SimTime) {
     let b = senders.conns[i as usize].cb;
     with_session(senders, b, |s, _, _| {
         let slot = s.slot_of(i);
         s.drop_member_records(slot);
+        s.close_member(slot, now);
     });
 }

@@ -462,7 +462,12 @@ class _Builder:
             for j in range(1, m + 1):
                 fname = f"{g.name}.{i}-{j}"
                 conns.append(fname)
-                self.flows.append(_flow(fname, s, d, tcp, sink, startup))
+                flow = _flow(fname, s, d, tcp, sink, startup)
+                if g.session is not None:
+                    # The pair's connections share its two hosts: one TCP session per
+                    # pair (the server's stack groups them; thesis ch. 6).
+                    flow["session"] = self.session(g, 0)
+                self.flows.append(flow)
             pairs.append({"name": f"{g.name}.{i}", "conns": conns})
         app: dict[str, Any] = {
             "kind": "web",
@@ -598,6 +603,8 @@ class _Builder:
             out["later_acks"] = o.later_acks
         if o.subsessions is not None:
             out["subsession"] = o.subsessions[k]
+        if o.linger is not None:
+            out["linger_s"] = o.linger
         return out
 
     def rto_bounds(self, where: str, g: FlowGroup, tcp: dict[str, Any]) -> None:

@@ -1211,6 +1211,10 @@ class SessionOptions(Model):
     subsessions: Optional[list[Name]] = None
     #: Connections of one host pair with different groups form different sessions.
     group: Optional[str] = None
+    #: How long the session control block outlives its last open connection (spec F.4
+    #: ``scb_linger``, default 1 s): a connection opening later finds a fresh SCB
+    #: (initial window, new RTT estimator); "0s" = the SCB dies with its last connection.
+    linger: Optional[Time] = None
 
 
 class FlowGroup(Model):
@@ -1250,6 +1254,15 @@ class FlowGroup(Model):
                 "conflict", "conns_per_host = {k} does not divide count = {count}",
                 {"count": self.count, "k": k, "value": self.conns_per_host})
         if self.session is not None:
+            if isinstance(self.app, WebApp):
+                for name in ("weights", "subsessions"):
+                    v = getattr(self.session, name)
+                    if v is not None:
+                        raise PydanticCustomError(
+                            "conflict", "session.{name} is per connection of a host pair; a web group's pairs "
+                            "open their connections per object, so it does not apply (drop it)",
+                            {"name": name, "value": v})
+                return self
             for name in ("weights", "subsessions"):
                 v = getattr(self.session, name)
                 if v is not None and len(v) != k:

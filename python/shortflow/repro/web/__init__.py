@@ -8,9 +8,11 @@ statement, our number, pass/fail and where the criterion comes from.
     from shortflow.repro import web
     report = web.run("out/repro-web", mode="quick")
 
-The TCP-session results (ch. 6-7: Figs. 6.6, 6.8-6.15, 7.2-7.5), the Olympics trace study
-(Table 4.1, Figs. 4.4-4.7), the congestion-control traces of Figs. 5.8-5.9 and the
-cross-comparison are listed as "not yet run" rows, never as passes. Choices behind every
+Ch. 6's TCP-session figures (Figs. 6.8-6.15) and the issue's cross-comparison of one page
+workload under every retrieval mode and start-up policy come from ``ch6.py``. Fig. 6.6,
+ch. 7 (Figs. 7.2-7.5), the Olympics trace study (Table 4.1, Figs. 4.4-4.7) and the
+congestion-control traces of Figs. 5.8-5.9 are listed as "not yet run" rows, never as
+passes. Choices behind every
 number: ``scenarios/web/common.md``.
 """
 
@@ -307,27 +309,11 @@ NOT_RUN = [
     ("f58-f59", "Figs. 5.8-5.9", "a persistent, unpipelined connection bursts a full cwnd after each request gap; "
      "slow-start restart after think time", "sequence/cwnd traces not plotted yet"),
     ("f66", "Fig. 6.6", "with TCP session every active connection's slope is about equal", "needs the TCP session (helper 'session')"),
-    ("f68", "Figs. 6.8a/b", "session up to 60 % (2.5x) faster than httpconc, 30 % faster than httpseq; httpconc "
-     "losses > 2.3x, timeouts > 7x", "needs the TCP session"),
-    ("f69", "Fig. 6.9", "without integrated loss recovery download time 35-100 % worse; about twice the timeouts",
-     "needs the TCP session"),
-    ("f610", "Fig. 6.10", "gap to httpconc widens to > 6x at 10 images; fairness 0.4 vs high", "needs the TCP session"),
-    ("f611", "Fig. 6.11", "session's gain falls from > 50 % at 1 KB to < 10 % at 100 KB", "needs the TCP session"),
-    ("f612", "Fig. 6.12", "with bulk cross traffic httpconc grows to ~10x session; session beats httpseq by up to 2x",
-     "needs the TCP session"),
-    ("f613", "Fig. 6.13", "both classes faster as session's share grows; httpconc ≈ 4.5x session's timeouts",
-     "needs the TCP session"),
-    ("f614", "Figs. 6.14a/b", "28.8 Kb/s: gaps > 100 s; 45 Mb/s: session ~13 % slower than httpconc, both ~3x faster "
-     "than httpseq", "needs the TCP session"),
-    ("f615", "Fig. 6.15", "45 Mb/s, RTT 400 ms, 10 images: httpconc up to 35 % faster at low load; httpseq ≈ 21 s",
-     "needs the TCP session"),
     ("f72-f73", "Figs. 7.2-7.3", "short object in 7.05 s with session weight 10 vs 64.32 s independent; 15.90 s "
      "WebMUX", "needs the TCP session's HRR scheduler"),
     ("f74", "Fig. 7.4", "with sub-sessions A, B and C get equal slopes", "needs the TCP session"),
     ("f75", "Fig. 7.5", "session and session-noilr both ~4-5 % false retransmissions; httpconc and phttp higher",
      "needs the TCP session"),
-    ("xcmp", "issue 18 item 6", "(no thesis claim) one page over 1.6 Mb/50 ms and a satellite path under HTTP/1.0 x4, "
-     "P-HTTP, pipelining, session, TCP/SPAND, Fast Start, LISS", "cross-comparison not run yet"),
 ]
 
 
@@ -428,7 +414,11 @@ def run(out: str | Path, mode: str = "full", *, log: Optional[Callable[[str], No
     files += ["fig5_6.csv", "fig5_7.csv", "fig5_6_kept_open.csv",
               _plot_ch5(terr, out / "fig5_6.png", "Thesis Fig. 5.6 simulated: terrestrial WAN, RTT 70 ms, 10 Mb/s" + note).name,
               _plot_ch5(sat, out / "fig5_7.png", "Thesis Fig. 5.7 simulated: DirecPC, RTT 335 ms, 400 Kb/s down" + note).name]
-    claims = fig42_claims(t42) + fig43_claims(t43) + ch5_claims(terr, sat, kept) + not_run_claims()
+    from . import ch6
+
+    c6, f6 = ch6.run(out, mode == "quick", say)
+    files += f6
+    claims = fig42_claims(t42) + fig43_claims(t43) + ch5_claims(terr, sat, kept) + c6 + not_run_claims()
     rep = Report(mode, out, claims, files, 0.0, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                  {"images": settings["images"], "modes": settings["modes"]})
     rep.wall_s = time.perf_counter() - t0

@@ -1,5 +1,5 @@
-"""shortflow repro web: thesis Figs. 4.2, 4.3 and the ch. 5 comparisons end to end
-(quick mode, about 15 s)."""
+"""shortflow repro web: thesis Figs. 4.2, 4.3, the ch. 5 comparisons, the ch. 6 session
+figures and the cross-comparison end to end (quick mode, about 30 s)."""
 
 from __future__ import annotations
 
@@ -27,12 +27,32 @@ def test_every_figure_and_claim_is_produced(report: web.Report) -> None:
     ids = {x["id"] for x in c["claims"]}
     assert {"f42-seq-vs-conc", "f42-sim-vs-model", "f43-100k-vs-4m", "c5-ratio-250", "c5-ratio-5120", "c5-ratio-40960",
             "c5-up-to-7", "c5-slopes-terrestrial", "c5-order-satellite"} <= ids
-    # The ch. 6-7 session results are listed as not run, never as passes.
-    session = [x for x in c["claims"] if x["id"] in ("f68-not-run", "f615-not-run", "f75-not-run")]
-    assert len(session) == 3 and all(x["passed"] is None and x["measured"] == "not yet run" for x in session)
+    # Ch. 6 and the cross-comparison are run (ch6.py); ch. 7 is listed as not run,
+    # never as a pass.
+    for f in ("fig6_8", "fig6_10", "fig6_11", "fig6_12", "fig6_13", "fig6_14", "fig6_15", "xcmp"):
+        assert (out / f"{f}.csv").stat().st_size > 0 and (out / f"{f}.png").stat().st_size > 0, f
+    assert {"f68-vs-conc", "f68b-timeouts", "f69a", "f610-gap", "f611-gain", "f612-conc", "f613b-low",
+            "f614b-slower", "f615-low", "xcmp-terrestrial", "xcmp-satellite"} <= ids
+    assert not ids & {"f68-not-run", "f615-not-run", "xcmp-not-run"}
+    ch7 = [x for x in c["claims"] if x["id"] == "f75-not-run"]
+    assert len(ch7) == 1 and ch7[0]["passed"] is None and ch7[0]["measured"] == "not yet run"
+    # Every other claim has a verdict, except those comparing points of a sweep that quick
+    # mode cuts to one point, which say so.
     evaluated = [x for x in c["claims"] if not x["id"].endswith("not-run")]
-    assert all(x["passed"] is not None for x in evaluated)
-    assert c["counts"]["not_run"] == len(c["claims"]) - len(evaluated)
+    from shortflow.repro.web.ch6 import QUICK_ONE_POINT
+    one_point = [x for x in evaluated if x["passed"] is None]
+    assert {x["id"] for x in one_point} == {"f68-slopes", "f613a"}
+    assert all(x["measured"] == QUICK_ONE_POINT for x in one_point)
+    assert c["counts"]["not_run"] == len(c["claims"]) - len(evaluated) + len(one_point)
+
+
+def test_the_cross_comparison_runs_every_configuration(report: web.Report) -> None:
+    # Every retrieval mode and start-up policy ran under the web app (no error rows),
+    # on both paths, and finished every page.
+    t = pl.read_csv(Path(report.out) / "xcmp.csv")
+    assert t.height == 2 * 9
+    assert t["error"].fill_null("").to_list() == [""] * t.height
+    assert (t["unfinished"] == 0).all() and (t["cold_s"] > 0).all() and (t["warm_s"] > 0).all()
 
 
 def test_fig42_points_are_the_simulator_beside_the_model(report: web.Report) -> None:

@@ -180,7 +180,14 @@ def _slope(d: dict[float, float]) -> float:
 
 def _c(id_: str, fig: str, paper: str, measured: str, rule: str, ok: Optional[bool], note: str = "",
        source: str = "thesis") -> Claim:
+    """A claim; ``ok`` None = it needs more than the one point quick mode runs."""
+    if ok is None:
+        measured, note = QUICK_ONE_POINT, (note + "; " if note else "") + "needs the full sweep"
     return Claim(id_, fig, paper, measured, rule, None if ok is None else bool(ok), source, note)
+
+
+#: What a claim that compares points says when quick mode ran one point.
+QUICK_ONE_POINT = "not evaluated: one point in quick mode"
 
 
 def claims_68(t: pl.DataFrame) -> list[Claim]:

@@ -127,20 +127,17 @@ def run_fig(fig: str, quick: bool, log: Callable[[str], None]) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-def _t95(n: int) -> float:
-    table = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
-    return table.get(n - 1, 1.96 if n > 30 else 2.045)
-
-
 def summarise(runs: pl.DataFrame) -> pl.DataFrame:
     """Mean over seeds per (scheme, x, class [, rate]) with a 95 % interval on the time."""
+    from ...stats import ci95
+
     keys = [k for k in ("fig", "rate", "scheme", "class", "x") if k in runs.columns]
     g = runs.group_by(keys).agg(
         pl.col("time_s").mean().alias("time_s"), pl.col("time_s").std().alias("sd"), pl.len().alias("runs"),
         pl.col("unfinished").sum().alias("unfinished"), pl.col("timeouts_per_dl").mean(),
         pl.col("drops_per_dl").mean(), pl.col("fairness").mean())
-    g = g.with_columns((pl.col("sd").fill_null(0.0) / pl.col("runs").sqrt() *
-                        pl.col("runs").map_elements(_t95, return_dtype=pl.Float64)).alias("ci95"))
+    g = g.with_columns(pl.struct(["sd", "runs"]).map_elements(lambda r: ci95(r["sd"], r["runs"]) or 0.0,
+                                                              return_dtype=pl.Float64).alias("ci95"))
     return g.drop("sd").sort(keys)
 
 

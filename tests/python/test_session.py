@@ -49,3 +49,37 @@ def test_the_session_scenarios_run() -> None:
         t = sc.simulate(1, {"scheme": scheme, "flows.page.count": 8}).transfers
         assert t.height == 8 and t["end_s"].is_not_null().all(), scheme
         assert (t.filter(pl.col("flow").is_in([f"page.{i}" for i in range(1, 5)]))["bytes"] == 10000).all()
+
+
+WEB = """
+name = "w"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "100Mb", delay = "50ms", queue = 100 }
+access = { rate = "100Mb", delay = "1ms" }
+[tcp]
+window_init = 1
+[[flows]]
+name = "web"
+count = 2
+session = { linger = "0.5s" }
+app = { kind = "web", mode = "conc", html = "1KiB", images = 4, image = "10KiB" }
+"""
+
+
+def test_a_web_group_with_session_puts_each_pairs_connections_in_one_session() -> None:
+    sc = Scenario.from_toml(WEB)
+    flows = sc.to_sim_config(None, 1)["flows"]
+    # Two pairs x (HTML + 4 images): every connection carries the session table, and a
+    # pair's connections share its two hosts (one session per pair in the core).
+    assert len(flows) == 10
+    assert all(f["session"] == {"linger_s": 0.5} for f in flows)
+    assert {(f["src"], f["dst"]) for f in flows[:5]} == {("web.s1", "web.d1")}
+    assert {(f["src"], f["dst"]) for f in flows[5:]} == {("web.s2", "web.d2")}
+    # On this empty, fast path the session is one round slower than independent connections:
+    # 44 image segments from the HTML's window of 2 take 5 rounds (2, 4, 8, 16, 14), four
+    # connections of 11 segments from 1 each take 4 (1, 2, 4, 4).
+    with_session = sc.simulate(seed=1).pages["download_s"].to_list()
+    plain = Scenario.from_toml(WEB.replace('session = { linger = "0.5s" }\n', "")).simulate(seed=1)
+    for a, b in zip(with_session, plain.pages["download_s"].to_list()):
+        assert abs((a - b) - 0.104) < 0.005, (a, b)  # one RTT: 2 x (50 + 2 x 1) ms

@@ -598,6 +598,8 @@ class _Builder:
             out["later_acks"] = o.later_acks
         if o.subsessions is not None:
             out["subsession"] = o.subsessions[k]
+        if o.setwt:
+            out["setwt"] = [{"at_s": _clean(c.at), "weight": c.weights[k]} for c in o.setwt]
         return out
 
     def rto_bounds(self, where: str, g: FlowGroup, tcp: dict[str, Any]) -> None:

@@ -125,6 +125,7 @@ impl Session {
     pub fn add_member(&mut self, conn: u32, weight: u32) -> u16 {
         self.members.push(Member { conn, sub: 0, infl: 0, recover: None, syn_tries: 0 });
         self.slots.push(Slot::new(weight));
+        self.sched.weights_changed(&mut self.slots);
         (self.members.len() - 1) as u16
     }
 

@@ -1,5 +1,5 @@
-"""shortflow repro web: thesis Figs. 4.2, 4.3 and the ch. 5 comparisons end to end
-(quick mode, about 15 s)."""
+"""shortflow repro web: thesis Figs. 4.2, 4.3, the ch. 5 comparisons and ch. 7 (Figs.
+7.2-7.5) end to end (quick mode, about 20 s)."""
 
 from __future__ import annotations
 
@@ -27,9 +27,15 @@ def test_every_figure_and_claim_is_produced(report: web.Report) -> None:
     ids = {x["id"] for x in c["claims"]}
     assert {"f42-seq-vs-conc", "f42-sim-vs-model", "f43-100k-vs-4m", "c5-ratio-250", "c5-ratio-5120", "c5-ratio-40960",
             "c5-up-to-7", "c5-slopes-terrestrial", "c5-order-satellite"} <= ids
-    # The ch. 6-7 session results are listed as not run, never as passes.
-    session = [x for x in c["claims"] if x["id"] in ("f68-not-run", "f615-not-run", "f75-not-run")]
-    assert len(session) == 3 and all(x["passed"] is None and x["measured"] == "not yet run" for x in session)
+    # The ch. 6 session results are listed as not run, never as passes.
+    session = [x for x in c["claims"] if x["id"] in ("f68-not-run", "f615-not-run")]
+    assert len(session) == 2 and all(x["passed"] is None and x["measured"] == "not yet run" for x in session)
+    # Ch. 7 runs (repro/web/ch7.py): its figures and claims, each with a verdict.
+    for f in ("fig7_2", "fig7_3", "fig7_4", "fig7_5"):
+        assert (out / "ch7" / f"{f}.csv").stat().st_size > 0 and (out / "ch7" / f"{f}.png").stat().st_size > 0
+    ch7 = {x["id"]: x for x in c["claims"] if x["id"].startswith("c7-")}
+    assert {"c7-f72-session", "c7-f72-independent", "c7-f72-share", "c7-f73-takeover", "c7-f73-reclaim",
+            "c7-f74-plain", "c7-f74-subsessions", "c7-f75-ilr", "c7-f75-httpconc", "c7-f75-phttp"} <= set(ch7)
     evaluated = [x for x in c["claims"] if not x["id"].endswith("not-run")]
     assert all(x["passed"] is not None for x in evaluated)
     assert c["counts"]["not_run"] == len(c["claims"]) - len(evaluated)
@@ -50,3 +56,15 @@ def test_ch5_ratio_is_computed_from_the_runs(report: web.Report) -> None:
     gl = q.filter(pl.col("mode") == "getlist")["download_s"][0]
     claim = next(c for c in report.claims if c.id == "c5-ratio-250")
     assert f"{seq / gl:.2f}" in claim.measured
+
+
+def test_ch7_numbers_come_from_the_runs(report: web.Report) -> None:
+    t = pl.read_csv(Path(report.out) / "ch7" / "fig7_2.csv")
+    q = t.filter(pl.col("syn") & (pl.col("buffer") == 20) & (pl.col("scheme") == "session"))
+    claim = next(c for c in report.claims if c.id == "c7-f72-session")
+    assert f"{q['delivered_s'][0]:.2f} s" in claim.measured
+    f75 = pl.read_csv(Path(report.out) / "ch7" / "fig7_5.csv")
+    s = f75.filter(pl.col("scheme") == "session")
+    assert (s["false_retx"] <= s["retransmits"]).all()
+    claim = next(c for c in report.claims if c.id == "c7-f75-ilr")
+    assert f"({s['false_retx'].sum()} of {s['retransmits'].sum()})" in claim.measured

@@ -49,3 +49,43 @@ def test_the_session_scenarios_run() -> None:
         t = sc.simulate(1, {"scheme": scheme, "flows.page.count": 8}).transfers
         assert t.height == 8 and t["end_s"].is_not_null().all(), scheme
         assert (t.filter(pl.col("flow").is_in([f"page.{i}" for i in range(1, 5)]))["bytes"] == 10000).all()
+
+
+SETWT = """
+name = "w"
+duration = "40s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "1.5Mb", delay = "50ms", queue = 20 }
+access = { rate = "100Mb", delay = "1ms" }
+[tcp]
+packet_size = "1024B"
+window = 32
+[[flows]]
+name = "c"
+count = 2
+conns_per_host = 2
+session = { scheduler = "hrr", weights = [1, 1], setwt = [{ at = "20s", weights = [1, 9] }] }
+app = { kind = "ftp", start = "0s" }
+"""
+
+
+def test_a_timed_setwt_changes_the_hrr_shares_from_then_on() -> None:
+    sc = Scenario.from_toml(SETWT)
+    cfg = sc.to_sim_config(None, 1)
+    assert [f["session"]["setwt"] for f in cfg["flows"]] == [[{"at_s": 20.0, "weight": 1}], [{"at_s": 20.0, "weight": 9}]]
+    assert all(f["session"]["scheduler"] == "hrr" for f in cfg["flows"])
+    from shortflow.api import run_config
+
+    cfg["trace"] = {"acks": True, "packets": False, "links": []}
+    acks = run_config(cfg).acks
+
+    def acked(flow: int, t0: float, t1: float) -> int:
+        q = acks.filter(pl.col("flow") == flow)
+        at = lambda t: q.filter(pl.col("time_ns") <= t * 1e9)["ackno"].max()  # noqa: E731
+        return at(t1) - at(t0)
+
+    before = [acked(k, 5, 19) for k in (0, 1)]
+    after = [acked(k, 22, 39) for k in (0, 1)]
+    assert abs(before[0] - before[1]) <= 2, before
+    assert 8 <= after[1] / after[0] <= 10, after

@@ -8,7 +8,9 @@ statement, our number, pass/fail and where the criterion comes from.
     from shortflow.repro import web
     report = web.run("out/repro-web", mode="quick")
 
-The TCP-session results (ch. 6-7: Figs. 6.6, 6.8-6.15, 7.2-7.5), the Olympics trace study
+Ch. 7 (Figs. 7.2-7.5: HRR scheduling, the stall case, proxy sub-sessions, false
+retransmissions) runs in ``ch7.py`` and writes under ``ch7/``. The other TCP-session
+results (ch. 6: Figs. 6.6, 6.8-6.15), the Olympics trace study
 (Table 4.1, Figs. 4.4-4.7), the congestion-control traces of Figs. 5.8-5.9 and the
 cross-comparison are listed as "not yet run" rows, never as passes. Choices behind every
 number: ``scenarios/web/common.md``.
@@ -321,11 +323,6 @@ NOT_RUN = [
      "than httpseq", "needs the TCP session"),
     ("f615", "Fig. 6.15", "45 Mb/s, RTT 400 ms, 10 images: httpconc up to 35 % faster at low load; httpseq ≈ 21 s",
      "needs the TCP session"),
-    ("f72-f73", "Figs. 7.2-7.3", "short object in 7.05 s with session weight 10 vs 64.32 s independent; 15.90 s "
-     "WebMUX", "needs the TCP session's HRR scheduler"),
-    ("f74", "Fig. 7.4", "with sub-sessions A, B and C get equal slopes", "needs the TCP session"),
-    ("f75", "Fig. 7.5", "session and session-noilr both ~4-5 % false retransmissions; httpconc and phttp higher",
-     "needs the TCP session"),
     ("xcmp", "issue 18 item 6", "(no thesis claim) one page over 1.6 Mb/50 ms and a satellite path under HTTP/1.0 x4, "
      "P-HTTP, pipelining, session, TCP/SPAND, Fast Start, LISS", "cross-comparison not run yet"),
 ]
@@ -428,7 +425,11 @@ def run(out: str | Path, mode: str = "full", *, log: Optional[Callable[[str], No
     files += ["fig5_6.csv", "fig5_7.csv", "fig5_6_kept_open.csv",
               _plot_ch5(terr, out / "fig5_6.png", "Thesis Fig. 5.6 simulated: terrestrial WAN, RTT 70 ms, 10 Mb/s" + note).name,
               _plot_ch5(sat, out / "fig5_7.png", "Thesis Fig. 5.7 simulated: DirecPC, RTT 335 ms, 400 Kb/s down" + note).name]
-    claims = fig42_claims(t42) + fig43_claims(t43) + ch5_claims(terr, sat, kept) + not_run_claims()
+    from . import ch7
+
+    c7, f7 = ch7.run(out / "ch7", mode, say)
+    files += f7
+    claims = fig42_claims(t42) + fig43_claims(t43) + ch5_claims(terr, sat, kept) + c7 + not_run_claims()
     rep = Report(mode, out, claims, files, 0.0, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                  {"images": settings["images"], "modes": settings["modes"]})
     rep.wall_s = time.perf_counter() - t0

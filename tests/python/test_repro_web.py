@@ -33,6 +33,8 @@ def test_every_figure_and_claim_is_produced(report: web.Report) -> None:
     # Ch. 7 runs (repro/web/ch7.py): its figures and claims, each with a verdict.
     for f in ("fig7_2", "fig7_3", "fig7_4", "fig7_5"):
         assert (out / "ch7" / f"{f}.csv").stat().st_size > 0 and (out / "ch7" / f"{f}.png").stat().st_size > 0
+    assert (out / "ch5" / "fig5_8_5_9.png").stat().st_size > 0
+    assert {"c5t-f58-burst", "c5t-f58-loss", "c5t-f58-pipelining", "c5t-f59-restart"} <= ids
     ch7 = {x["id"]: x for x in c["claims"] if x["id"].startswith("c7-")}
     assert {"c7-f72-session", "c7-f72-independent", "c7-f72-share", "c7-f73-takeover", "c7-f73-reclaim",
             "c7-f74-plain", "c7-f74-subsessions", "c7-f75-ilr", "c7-f75-httpconc", "c7-f75-phttp"} <= set(ch7)

@@ -356,23 +356,38 @@ def _plot_f75(t: pl.DataFrame, path: Path) -> Path:
     return save(fig, path)
 
 
-def report(parent: str | Path, mode: str = "full", log: Callable[[str], None] = print) -> Path:
-    """Run ch. 7 alone into ``parent/ch7`` with its own ``claims.json`` and ``claims.md``
-    (``docs/web-full/ch7`` is written this way)."""
+def write_part(out: Path, mode: str, claims: list[Claim], files: list[str], t0: float, title: str,
+               settings: dict[str, Any]) -> Path:
+    """A part of ``repro web`` run on its own: its ``claims.json`` and ``claims.md`` in
+    ``out`` (``files`` relative to ``out``'s parent)."""
     import json
     from datetime import datetime, timezone
 
-    from ..jsonsafe import clean_json
     from ..claims import Report, write_claims_markdown
+    from ..jsonsafe import clean_json
+
+    rep = Report(mode, out, claims, [f.split("/", 1)[1] for f in files], time.perf_counter() - t0,
+                 datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), settings)
+    (out / "claims.json").write_text(json.dumps(clean_json(rep.to_dict()), indent=2) + "\n", encoding="utf-8")
+    write_claims_markdown(rep, out / "claims.md", title=title, name="web", source="thesis", no_verdict="not yet run")
+    return out
+
+
+def report(parent: str | Path, mode: str = "full", log: Callable[[str], None] = print) -> Path:
+    """Run ch. 7 and the ch. 5 traces alone into ``parent/ch7`` and ``parent/ch5``, each
+    with its own ``claims.json`` and ``claims.md`` (``docs/web-full/ch7`` and ``ch5`` are
+    written this way)."""
+    from . import ch5trace
 
     t0 = time.perf_counter()
     out = Path(parent) / "ch7"
     claims, files = run(out, mode, log)
-    rep = Report(mode, out, claims, [f.split("/", 1)[1] for f in files], time.perf_counter() - t0,
-                 datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), MODES[mode])
-    (out / "claims.json").write_text(json.dumps(clean_json(rep.to_dict()), indent=2) + "\n", encoding="utf-8")
-    write_claims_markdown(rep, out / "claims.md", title="TCP session, advanced issues (thesis ch. 7) claims",
-                          name="web", source="thesis", no_verdict="not yet run")
+    write_part(out, mode, claims, files, t0, "TCP session, advanced issues (thesis ch. 7) claims", MODES[mode])
+    t0 = time.perf_counter()
+    out5 = Path(parent) / "ch5"
+    claims, files = ch5trace.run(out5, log)
+    write_part(out5, mode, claims, files, t0, "Thesis Figs. 5.8-5.9 (congestion-control traces) claims",
+               dict(ch5trace.POINT))
     return out
 
 

@@ -605,6 +605,8 @@ class _Builder:
             out["subsession"] = o.subsessions[k]
         if o.linger is not None:
             out["linger_s"] = o.linger
+        if o.setwt:
+            out["setwt"] = [{"at_s": _clean(c.at), "weight": c.weights[k]} for c in o.setwt]
         return out
 
     def rto_bounds(self, where: str, g: FlowGroup, tcp: dict[str, Any]) -> None:

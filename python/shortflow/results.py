@@ -42,6 +42,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "final_cwnd": pl.Float64,
         "final_ssthresh": pl.Float64,
         "pkts_received": pl.UInt64,
+        "false_retx": pl.UInt64,
         "start_s": pl.Float64,
         "acked_by_s": pl.List(pl.UInt64),
     },

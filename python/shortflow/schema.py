@@ -1193,17 +1193,31 @@ App = Annotated[
 ]
 
 
+Weight = Annotated[StrictInt, Field(ge=1, le=1000)]
+
+
+class SetWt(Model):
+    """A timed weight change of a TCP session's connections (thesis §7.1 ``setwt``)."""
+
+    at: Time
+    weights: list[Weight]
+
+
 class SessionOptions(Model):
     """A TCP session (thesis ch. 6-7): the connections of a group that share a host pair
     (``conns_per_host``) send under one session: one window, one RTT estimator, one
     retransmission timer, integrated loss recovery with later acks, a connection scheduler."""
 
-    #: "rr" (round robin, the thesis's default) or "weighted" (slots in proportion to
-    #: ``weights``, spread evenly; the stand-in spec D.1 accepts for the thesis's HRR).
-    scheduler: Optional[Literal["rr", "weighted"]] = None
+    #: "rr" (round robin, the thesis's default), "weighted" (smooth weighted round robin:
+    #: slots in proportion to ``weights``, spread evenly) or "hrr" (the thesis's
+    #: hierarchical round robin, Kalmanek-Kanakia-Keshav).
+    scheduler: Optional[Literal["rr", "weighted", "hrr"]] = None
     #: Scheduling weight of each connection of a host pair (one per connection,
-    #: ``conns_per_host`` entries), positive integers; default 1 each.
-    weights: Optional[list[PosInt]] = None
+    #: ``conns_per_host`` entries), integers 1-1000; default 1 each.
+    weights: Optional[list[Weight]] = None
+    #: Timed ``setwt`` calls: at ``at`` the host pair's connections take ``weights``
+    #: (one per connection), from the next scheduling decision on.
+    setwt: Optional[list[SetWt]] = None
     #: Integrated loss recovery with later acks (rules 2 and 3); false = session-noilr.
     later_acks: Optional[bool] = None
     #: Proxy variant (thesis §7.2): the end client (sub-session) of each connection of a
@@ -1254,17 +1268,17 @@ class FlowGroup(Model):
                 "conflict", "conns_per_host = {k} does not divide count = {count}",
                 {"count": self.count, "k": k, "value": self.conns_per_host})
         if self.session is not None:
+            lists = [("weights", self.session.weights), ("subsessions", self.session.subsessions)]
+            lists += [(f"setwt[{i}].weights", c.weights) for i, c in enumerate(self.session.setwt or [])]
             if isinstance(self.app, WebApp):
-                for name in ("weights", "subsessions"):
-                    v = getattr(self.session, name)
+                for name, v in lists:
                     if v is not None:
                         raise PydanticCustomError(
                             "conflict", "session.{name} is per connection of a host pair; a web group's pairs "
                             "open their connections per object, so it does not apply (drop it)",
                             {"name": name, "value": v})
                 return self
-            for name in ("weights", "subsessions"):
-                v = getattr(self.session, name)
+            for name, v in lists:
                 if v is not None and len(v) != k:
                     raise PydanticCustomError(
                         "length", "session.{name} = {v} has {n} entries but a host pair has {k} connections "

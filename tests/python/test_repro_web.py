@@ -1,5 +1,5 @@
-"""shortflow repro web: thesis Figs. 4.2, 4.3, the ch. 5 comparisons, the ch. 6 session
-figures and the cross-comparison end to end (quick mode, about 30 s)."""
+"""shortflow repro web: thesis Figs. 4.2, 4.3, the ch. 5 comparisons and traces, the ch. 6
+session figures, the cross-comparison and ch. 7 (Figs. 7.2-7.5) end to end (quick mode)."""
 
 from __future__ import annotations
 
@@ -27,17 +27,20 @@ def test_every_figure_and_claim_is_produced(report: web.Report) -> None:
     ids = {x["id"] for x in c["claims"]}
     assert {"f42-seq-vs-conc", "f42-sim-vs-model", "f43-100k-vs-4m", "c5-ratio-250", "c5-ratio-5120", "c5-ratio-40960",
             "c5-up-to-7", "c5-slopes-terrestrial", "c5-order-satellite"} <= ids
-    # Ch. 6 and the cross-comparison are run (ch6.py); ch. 7 is listed as not run,
-    # never as a pass.
+    # Ch. 6 and the cross-comparison are run (ch6.py).
     for f in ("fig6_8", "fig6_10", "fig6_11", "fig6_12", "fig6_13", "fig6_14", "fig6_15", "xcmp"):
         assert (out / f"{f}.csv").stat().st_size > 0 and (out / f"{f}.png").stat().st_size > 0, f
     assert {"f68-vs-conc", "f68b-timeouts", "f69a", "f610-gap", "f611-gain", "f612-conc", "f613b-low",
             "f614b-slower", "f615-low", "xcmp-terrestrial", "xcmp-satellite"} <= ids
-    assert not ids & {"f68-not-run", "f615-not-run", "xcmp-not-run"}
-    ch7 = [x for x in c["claims"] if x["id"] == "f75-not-run"]
-    assert len(ch7) == 1 and ch7[0]["passed"] is None and ch7[0]["measured"] == "not yet run"
-    # Every other claim has a verdict, except those comparing points of a sweep that quick
-    # mode cuts to one point, which say so.
+    assert not ids & {"f68-not-run", "f615-not-run", "xcmp-not-run", "f75-not-run"}
+    # Ch. 7 runs (repro/web/ch7.py): its figures and claims, each with a verdict.
+    for f in ("fig7_2", "fig7_3", "fig7_4", "fig7_5"):
+        assert (out / "ch7" / f"{f}.csv").stat().st_size > 0 and (out / "ch7" / f"{f}.png").stat().st_size > 0
+    assert (out / "ch5" / "fig5_8_5_9.png").stat().st_size > 0
+    assert {"c5t-f58-burst", "c5t-f58-loss", "c5t-f58-pipelining", "c5t-f59-restart"} <= ids
+    ch7 = {x["id"]: x for x in c["claims"] if x["id"].startswith("c7-")}
+    assert {"c7-f72-session", "c7-f72-independent", "c7-f72-share", "c7-f73-takeover", "c7-f73-reclaim",
+            "c7-f74-plain", "c7-f74-subsessions", "c7-f75-ilr", "c7-f75-httpconc", "c7-f75-phttp"} <= set(ch7)
     evaluated = [x for x in c["claims"] if not x["id"].endswith("not-run")]
     from shortflow.repro.web.ch6 import QUICK_ONE_POINT
     one_point = [x for x in evaluated if x["passed"] is None]
@@ -70,3 +73,15 @@ def test_ch5_ratio_is_computed_from_the_runs(report: web.Report) -> None:
     gl = q.filter(pl.col("mode") == "getlist")["download_s"][0]
     claim = next(c for c in report.claims if c.id == "c5-ratio-250")
     assert f"{seq / gl:.2f}" in claim.measured
+
+
+def test_ch7_numbers_come_from_the_runs(report: web.Report) -> None:
+    t = pl.read_csv(Path(report.out) / "ch7" / "fig7_2.csv")
+    q = t.filter(pl.col("syn") & (pl.col("buffer") == 20) & (pl.col("scheme") == "session"))
+    claim = next(c for c in report.claims if c.id == "c7-f72-session")
+    assert f"{q['delivered_s'][0]:.2f} s" in claim.measured
+    f75 = pl.read_csv(Path(report.out) / "ch7" / "fig7_5.csv")
+    s = f75.filter(pl.col("scheme") == "session")
+    assert (s["false_retx"] <= s["retransmits"]).all()
+    claim = next(c for c in report.claims if c.id == "c7-f75-ilr")
+    assert f"({s['false_retx'].sum()} of {s['retransmits'].sum()})" in claim.measured

@@ -83,3 +83,43 @@ def test_a_web_group_with_session_puts_each_pairs_connections_in_one_session() -
     plain = Scenario.from_toml(WEB.replace('session = { linger = "0.5s" }\n', "")).simulate(seed=1)
     for a, b in zip(with_session, plain.pages["download_s"].to_list()):
         assert abs((a - b) - 0.104) < 0.005, (a, b)  # one RTT: 2 x (50 + 2 x 1) ms
+
+
+SETWT = """
+name = "w"
+duration = "40s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "1.5Mb", delay = "50ms", queue = 20 }
+access = { rate = "100Mb", delay = "1ms" }
+[tcp]
+packet_size = "1024B"
+window = 32
+[[flows]]
+name = "c"
+count = 2
+conns_per_host = 2
+session = { scheduler = "hrr", weights = [1, 1], setwt = [{ at = "20s", weights = [1, 9] }] }
+app = { kind = "ftp", start = "0s" }
+"""
+
+
+def test_a_timed_setwt_changes_the_hrr_shares_from_then_on() -> None:
+    sc = Scenario.from_toml(SETWT)
+    cfg = sc.to_sim_config(None, 1)
+    assert [f["session"]["setwt"] for f in cfg["flows"]] == [[{"at_s": 20.0, "weight": 1}], [{"at_s": 20.0, "weight": 9}]]
+    assert all(f["session"]["scheduler"] == "hrr" for f in cfg["flows"])
+    from shortflow.api import run_config
+
+    cfg["trace"] = {"acks": True, "packets": False, "links": []}
+    acks = run_config(cfg).acks
+
+    def acked(flow: int, t0: float, t1: float) -> int:
+        q = acks.filter(pl.col("flow") == flow)
+        at = lambda t: q.filter(pl.col("time_ns") <= t * 1e9)["ackno"].max()  # noqa: E731
+        return at(t1) - at(t0)
+
+    before = [acked(k, 5, 19) for k in (0, 1)]
+    after = [acked(k, 22, 39) for k in (0, 1)]
+    assert abs(before[0] - before[1]) <= 2, before
+    assert 8 <= after[1] / after[0] <= 10, after

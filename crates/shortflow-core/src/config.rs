@@ -445,6 +445,18 @@ pub struct SessionConfig {
     /// session-wide setting: its members must agree.
     #[serde(default = "d_linger")]
     pub linger_s: f64,
+    /// Timed `setwt(conn, n)` calls (thesis §7.1): at `at_s` this connection's weight
+    /// becomes `weight`, from the next scheduling decision on (spec F.20).
+    #[serde(default)]
+    pub setwt: Vec<SetWtConfig>,
+}
+
+/// One timed weight change of a session member.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetWtConfig {
+    pub at_s: f64,
+    pub weight: u32,
 }
 fn d_weight() -> u32 {
     1
@@ -463,6 +475,9 @@ pub enum SessionScheduler {
     /// Weighted: slots in proportion to `weight`, spread evenly (smooth weighted round
     /// robin, the stand-in spec D.1 accepts for the thesis's hierarchical round robin).
     Weighted,
+    /// Hierarchical round robin (thesis §7.1.1, Kalmanek-Kanakia-Keshav): levels from
+    /// the prime factors of the weights' sum, slots spread evenly within each level.
+    Hrr,
 }
 
 /// A flow as written, before its profile is resolved.

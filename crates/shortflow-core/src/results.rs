@@ -44,6 +44,9 @@ pub struct FlowTable {
     pub final_cwnd: Vec<f64>,
     pub final_ssthresh: Vec<f64>,
     pub pkts_received: Vec<u64>,
+    /// Data segments the receiver got when it already held them: false (unnecessary)
+    /// retransmissions that reached it (`TcpSink::dup_segs`); 0 for UDP.
+    pub false_retx: Vec<u64>,
     /// When the application first handed the connection data (s); NaN if never, or UDP.
     pub start_s: Vec<f64>,
     /// Payload packets cumulatively acked within n = 1..=10 s of `start_s` (P3's

@@ -442,6 +442,7 @@ impl Simulation {
                 }
                 ft.final_ssthresh.push(cb.tcb.ssthresh as f64);
                 ft.pkts_received.push(k.pkts_received);
+                ft.false_retx.push(k.dup_segs);
                 ft.start_s.push(s.conn_start.map_or(f64::NAN, |t| t.as_secs_f64()));
                 ft.acked_by_s.push(s.acked_by_s().to_vec());
             } else {
@@ -455,6 +456,7 @@ impl Simulation {
                 ft.final_cwnd.push(f64::NAN);
                 ft.final_ssthresh.push(f64::NAN);
                 ft.pkts_received.push(u.pkts);
+                ft.false_retx.push(0);
                 ft.start_s.push(f64::NAN);
                 ft.acked_by_s.push(Vec::new());
             }
@@ -538,8 +540,8 @@ impl SessionTable {
         conn: TcpConn,
         block: impl FnOnce() -> ControlBlock,
     ) -> Result<u32, ConfigError> {
-        if sc.weight < 1 {
-            return Err(err(format!("{f}.session.weight"), sc.weight, "must be a positive integer"));
+        if !(1..=crate::tcp::session::scheduler::MAX_WEIGHT).contains(&sc.weight) {
+            return Err(err(format!("{f}.session.weight"), sc.weight, "must be an integer from 1 to 1000"));
         }
         let linger = time_s(&format!("{f}.session.linger_s"), sc.linger_s)?;
         if !matches!(fl.startup, StartupConfig::Ns2 | StartupConfig::NoRestart) {

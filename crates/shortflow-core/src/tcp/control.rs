@@ -373,23 +373,22 @@ impl TcpSenders {
     /// `setwt(conn, n)` (thesis §7.1): the scheduling weight of session member `i`,
     /// from the next scheduling decision on.
     pub fn set_weight(&mut self, i: u32, weight: u32) {
-        use crate::tcp::session::scheduler::Scheduler;
+        use crate::tcp::session::scheduler::MAX_WEIGHT;
         let b = self.conns[i as usize].cb as usize;
         let s = self.cbs[b].session.as_mut().expect("a session member");
         let slot = s.slot_of(i) as usize;
-        s.slots[slot].weight = weight.max(1);
-        Scheduler::reset_credits(&mut s.slots);
+        s.slots[slot].weight = weight.clamp(1, MAX_WEIGHT);
+        s.sched.weights_changed(&mut s.slots);
     }
 
     /// `resetwt(conn)` (thesis §7.1): every member of `i`'s session back to weight 1.
     pub fn reset_weights(&mut self, i: u32) {
-        use crate::tcp::session::scheduler::Scheduler;
         let b = self.conns[i as usize].cb as usize;
         let s = self.cbs[b].session.as_mut().expect("a session member");
         for x in &mut s.slots {
             x.weight = 1;
         }
-        Scheduler::reset_credits(&mut s.slots);
+        s.sched.weights_changed(&mut s.slots);
     }
 
     pub fn len(&self) -> usize {

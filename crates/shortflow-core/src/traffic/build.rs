@@ -371,6 +371,19 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
             }
         }
     }
+    // Timed weight changes of TCP-session members.
+    for (i, fl) in cfg.flows.iter().enumerate() {
+        let (Some(sc), Some(sender)) = (&fl.session, flows[i].sender) else { continue };
+        for (k, w) in sc.setwt.iter().enumerate() {
+            let f = format!("flows[{i}].session.setwt[{k}]");
+            if !(1..=crate::tcp::session::scheduler::MAX_WEIGHT).contains(&w.weight) {
+                return Err(err(format!("{f}.weight"), w.weight, "must be an integer from 1 to 1000"));
+            }
+            let at = time_s(&format!("{f}.at_s"), w.at_s)?;
+            sched.at(at, Event::App { app: apps.len() as u32, token: 0 });
+            apps.push(App::SetWt { sender, weight: w.weight });
+        }
+    }
     let first_done = vec![false; cfg.flows.len()];
     Ok(Apps { list: apps, flow_app, udp_src_app, finite_left: finite_apps_left, waiters, first_done })
 }

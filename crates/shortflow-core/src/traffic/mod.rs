@@ -161,6 +161,8 @@ pub enum App {
     Udp(Box<UdpSource>),
     Surge(Box<surge::Surge>),
     Web(Box<web::Web>),
+    /// A timed `setwt` on a TCP-session member (`flows[].session.setwt`).
+    SetWt { sender: u32, weight: u32 },
 }
 
 /// Every application of a simulation, and which one drives each flow.
@@ -236,6 +238,11 @@ impl Apps {
             }
             App::Udp(u) => u.fire(cx, app),
             App::Surge(s) => s.event(cx, senders, token),
+            App::SetWt { sender, weight } => {
+                senders.set_weight(*sender, *weight);
+                let b = senders.conns[*sender as usize].cb;
+                crate::tcp::session::serve(senders, cx, b);
+            }
         }
     }
 

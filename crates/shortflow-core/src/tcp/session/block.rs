@@ -187,6 +187,7 @@ impl Session {
     pub fn add_member(&mut self, conn: u32, weight: u32) -> u16 {
         self.members.push(Member { conn, sub: 0, infl: 0, recover: None, syn_tries: 0, open: false });
         self.slots.push(Slot::new(weight));
+        self.sched.weights_changed(&mut self.slots);
         (self.members.len() - 1) as u16
     }
 
@@ -272,9 +273,19 @@ impl Session {
     /// (spec C.6.1 case 3): a later ack for other members' records sent before that
     /// segment (F.11: not after it), and a duplicate ack for the segment itself, or,
     /// once it was retransmitted, one segment of fast-recovery credit.
+    ///
+    /// Once that segment was retransmitted its record sits near the tail, and crediting
+    /// every record ahead of it (T's App. B text read literally) would count records
+    /// sent between its first transmission and its retransmission, about which the
+    /// dupack says nothing: the segment of `slot` that arrived was sent no earlier than
+    /// the member's oldest other outstanding record. So the credit stops at whichever
+    /// comes first, that record or the segment itself -- the segment itself whenever it
+    /// was not retransmitted, as T has it (F.11's reasoning, applied to retransmissions;
+    /// docs/defaults.md "TCP session").
     pub fn on_dup_ack(&mut self, slot: u16, seq: i64) {
         let Some(i0) = self.find(slot, seq) else { return };
-        for r in self.seglst.iter_mut().take(i0) {
+        let bound = self.seglst.iter().take(i0).position(|r| r.slot == slot && !r.ctl).unwrap_or(i0);
+        for r in self.seglst.iter_mut().take(bound) {
             if r.slot != slot {
                 r.laters += 1;
             }

@@ -185,6 +185,27 @@ mod tests {
     }
 
     #[test]
+    fn a_dupack_on_a_retransmitted_segment_credits_only_what_its_evidence_covers() {
+        // Grey 0, white 1-3, grey 1-2 sent in that order; white 1 is lost and resent
+        // (its record moves to the tail). White's further dupacks come from white 2 or 3
+        // arriving, both sent after grey 0 but before grey 1-2: a later ack for grey 0
+        // only. Crediting every record ahead of the resent white 1 (the literal reading)
+        // would make grey 1 a candidate on no evidence -- a false retransmission.
+        let mut s = session(2, true, &[(1, 0), (0, 1), (0, 2), (0, 3), (1, 1), (1, 2)]);
+        let i = s.find(0, 1).unwrap();
+        s.take(i);
+        s.record(0, 1, SimTime::ZERO, true, false);
+        for _ in 0..4 {
+            s.on_dup_ack(0, 1);
+        }
+        let laters = |s: &Session, seq| s.seglst[s.find(1, seq).unwrap()].laters;
+        assert_eq!((laters(&s, 0), laters(&s, 1), laters(&s, 2)), (4, 0, 0));
+        assert_eq!(cands(&mut s, &[1, 0]), vec![], "grey 0 alone, no dupack: rule 2 and 3 do not fire");
+        // The resent segment's dupacks are fast-recovery credit, not duplicate acks.
+        assert_eq!(s.seglst[s.find(0, 1).unwrap()].dupacks, 0);
+    }
+
+    #[test]
     fn fig_b1_one_cut_per_loss_window() {
         // Three members, one loss each; losses #1 and #2 in the first window, #3 in a
         // segment sent after the first cut.

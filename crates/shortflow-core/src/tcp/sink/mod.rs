@@ -111,6 +111,10 @@ pub struct TcpSink {
     /// ns-2 `bytes_`: in-order bytes received (on-the-wire sizes, as ns-2 counts).
     pub bytes: u64,
     pub pkts_received: u64,
+    /// Segments that arrived when the receiver already held them (below the cumulative
+    /// ack or buffered out of order): retransmissions whose earlier copy had arrived,
+    /// the thesis's false retransmissions (§7.3, spec D.4).
+    pub dup_segs: u64,
     /// Tell the application (`Notice::Delivered`) once every segment up to this one has
     /// arrived in order; `i64::MAX`: nobody asked (one compare per segment).
     pub notify_seq: i64,
@@ -138,6 +142,7 @@ impl TcpSink {
             marks_acks: params.ect_acks || params.sack.is_some(),
             bytes: 0,
             pkts_received: 0,
+            dup_segs: 0,
             notify_seq: i64::MAX,
         }
     }
@@ -160,6 +165,7 @@ impl TcpSink {
             self.acker.echo_latest(p.ts);
         }
         let cum_before = self.acker.seqno();
+        self.dup_segs += self.acker.has(p.seqno) as u64;
         if self.sack.is_some() {
             self.sack_segment(p.seqno, p.size);
         } else {

@@ -345,7 +345,9 @@ def trace(
     s = seed if seed is not None else sc.seeds[0]
     cfg = sc.to_sim_config(point, s)
     names = []
-    for ln in cfg["links"]:
+    from .expand import expand_replicas
+
+    for ln in expand_replicas(cfg)["links"]:
         names.append(f"{ln['src']}->{ln['dst']}")
         if ln.get("duplex", True):
             names.append(f"{ln['dst']}->{ln['src']}")

@@ -240,12 +240,12 @@ def _size_dist(d: Any) -> dict[str, Any]:
 REPLICA_MIN_COUNT = 1000
 
 
-def replicable(g: FlowGroup, min_count: int = REPLICA_MIN_COUNT) -> bool:
+def replicable(g: FlowGroup, min_count: Optional[int] = None) -> bool:
     """Whether group ``g`` of a built-in topology can be a core replica: at least
-    ``min_count`` connections, each with its own host pair and no host addresses from a
+    ``min_count`` (default :data:`REPLICA_MIN_COUNT`) connections, each with its own host pair and no host addresses from a
     network, no TCP session, and no application or an FTP one that waits for no group."""
     a = g.app
-    return (g.count >= min_count and (g.conns_per_host or 1) == 1 and g.session is None
+    return (g.count >= (REPLICA_MIN_COUNT if min_count is None else min_count) and (g.conns_per_host or 1) == 1 and g.session is None
             and g.src_network is None and g.dst_network is None
             and (a is None or (isinstance(a, FtpApp) and not a.start_after)))
 

@@ -181,15 +181,14 @@ pub struct LinkConfig {
     pub reverse_loss: Option<f64>,
 }
 
-/// A link template without its ends: the access link of every copy of a
-/// [`ReplicaConfig`]. The fields and defaults are [`LinkConfig`]'s.
+/// A duplex link template without its ends: the access link of every copy of a
+/// [`ReplicaConfig`]. The fields and defaults are [`LinkConfig`]'s (always duplex: a
+/// connection's acks come back over it).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AccessLinkConfig {
     pub rate_bps: f64,
     pub delay_s: f64,
-    #[serde(default = "d_true")]
-    pub duplex: bool,
     #[serde(default)]
     pub queue: QueueConfig,
     #[serde(default)]
@@ -213,7 +212,7 @@ impl AccessLinkConfig {
             dst: String::new(),
             rate_bps: self.rate_bps,
             delay_s: self.delay_s,
-            duplex: self.duplex,
+            duplex: true,
             queue: self.queue.clone(),
             reverse_queue: self.reverse_queue.clone(),
             reverse_rate_bps: self.reverse_rate_bps,

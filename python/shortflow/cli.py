@@ -654,7 +654,7 @@ def bench(
     workload: Optional[list[str]] = typer.Option(None, "--workload", "-w", help="Workloads to run (a, b, c, scale; default all)."),
     scale_max: int = typer.Option(100_000, "--scale-max", parser=integer(10_000), metavar="INTEGER",
                                   help="Largest connection count of the scale workload: 10^4, 10^5, ... up to this "
-                                       "(1000000 adds 10^6, about 1 GB of memory)."),
+                                       "(1000000 adds 10^6, about 4 GB of memory)."),
     repeat: int = typer.Option(1, "--repeat", parser=integer(1), metavar="INTEGER", help="Runs per workload, of the core and of ns-2 (the best wall time of each counts)."),
     no_ns2: bool = typer.Option(False, "--no-ns2", help="Do not run ns-2 even if it is on the PATH."),
     root: Optional[Path] = typer.Option(None, "--root", help="Repository root (default: found from the working directory)."),

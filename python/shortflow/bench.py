@@ -5,6 +5,15 @@ Workload ``w`` (a, b, c) is the configuration ``tests/golden/ns2/bench_<w>.confi
 of the repository; ns-2 runs the same workload as ``ns tools/ns2/bench.tcl <w>``, which
 prints ``delivered_pkts N``. Both are timed wall-clock in this process.
 
+Workload ``scale`` (:func:`scale_scenario`) is ``N`` concurrent 30 KB transfers, each with
+its own host pair and access links, for N = 10^4 and 10^5 (and 10^6 with
+``--scale-max 1000000``): the scenario goes the way a user's does (validated, expanded,
+run through the core, results read into polars), each N in a fresh process, and the
+report gives that process's peak resident set, the bytes per connection (peak less the
+same process's resident set after its imports, over N), and the CPU time per delivered
+data packet. The bottleneck's rate and buffer grow with N, so every N delivers about 30
+packets per connection.
+
 Workload c (10 000 concurrent short transfers) also reports memory: the resident-set
 growth of building the simulation, per TCP connection, measured in a fresh process
 before the first event (every connection exists and is idle). ``idle_bytes_per_conn``
@@ -28,9 +37,12 @@ import time
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-__all__ = ["WORKLOADS", "find_root", "run_benchmarks"]
+__all__ = ["WORKLOADS", "SCALE_SIZES", "find_root", "run_benchmarks", "scale_scenario", "run_scale"]
 
-WORKLOADS = ("a", "b", "c")
+WORKLOADS = ("a", "b", "c", "scale")
+#: Connection counts of the scale workload by default; ``--scale-max 1000000`` adds 10^6
+#: (about 4 GB of memory, extrapolated from 4 KB per connection at 10^5; not measured).
+SCALE_SIZES = (10_000, 100_000)
 _DELIVERED = re.compile(r"delivered_pkts\s+(\d+)")
 _PEAK_RSS = re.compile(r"peak_rss_kb\s+(\d+)")
 
@@ -110,15 +122,118 @@ def shared_hosts(cfg: dict[str, Any]) -> dict[str, Any]:
     return {**cfg, "nodes": keep, "links": links, "flows": [{**f, "src": src, "dst": dst} for f in cfg["flows"]]}
 
 
+def scale_scenario(n: int) -> dict[str, Any]:
+    """The scale workload's scenario for ``n`` connections: a dumbbell whose bottleneck
+    (4.5 kb/s and 1/20 packet of buffer per connection: 45 Mb/s and 500 packets at 10^4,
+    50 ms) grows with ``n``; each connection has its own host pair on 450 Mb/s, 1 ms
+    access links and sends 30 KB with NewReno (1000-byte packets, window 1000), the
+    connections starting 1/n s apart over the first second. The run ends when every
+    transfer is done (at most 100 s)."""
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"scale workload: n = {n!r}: a positive number of connections")
+    return {
+        "name": f"scale-{n}",
+        "duration": "100s",
+        "stop_when_done": True,
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck": {"rate": f"{4.5 * n:g}kb", "delay": "50ms", "queue": {"kind": "droptail", "limit": max(n // 20, 10)}},
+            "access": {"rate": "450Mb", "delay": "1ms"},
+        },
+        "flows": [{
+            "name": "c", "count": n, "variant": "newreno", "tcp": {"packet_size": 1000, "window": 1000},
+            "app": {"kind": "ftp", "size": "30KB", "stagger": f"{1e9 / n:.6g}ns"},
+        }],
+    }
+
+
+#: One scale run in a fresh interpreter: the resident set after the imports, the CPU time
+#: of validating + expanding and of the run (core and results), and the run's statistics.
+_SCALE = (
+    "import json, sys, time\n"
+    "import polars\n"
+    "from shortflow.bench import scale_scenario, _vm_hwm\n"
+    "from shortflow.scenario import Scenario\n"
+    "from shortflow.native import core\n"
+    "core()\n"
+    "base = _vm_hwm()\n"
+    "n = int(sys.argv[1])\n"
+    "c0 = time.process_time()\n"
+    "sc = Scenario.from_dict(scale_scenario(n))\n"
+    "cfg = sc.to_sim_config(seed=1)\n"
+    "c1 = time.process_time()\n"
+    "res = sc.simulate(seed=1)\n"
+    "c2 = time.process_time()\n"
+    "st = res.stats\n"
+    "done = int(res.transfers['end_s'].is_not_nan().sum())\n"
+    "print(json.dumps({'base_rss_bytes': base, 'expand_cpu_s': c1 - c0, 'run_cpu_s': c2 - c1,\n"
+    "    'core_wall_s': st['wall_s'], 'events': st['events'], 'delivered_pkts': st['data_pkts_delivered'],\n"
+    "    'sim_end_s': st['sim_end_s'], 'transfers_done': done, 'config_bytes': len(json.dumps(cfg))}))\n"
+)
+
+
+def _vm_hwm() -> Optional[int]:
+    """This process's peak resident set so far (Linux ``VmHWM``), bytes; None elsewhere."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+def run_scale(sizes: Sequence[int] = SCALE_SIZES, timeout: float = 3600.0) -> dict[str, Any]:
+    """The scale workload at each size, each in a fresh process: ``{"sizes": {n: {...}},
+    "linearity": ...}`` with, per size, the peak resident set (``peak_rss_bytes``, from the
+    child's resource usage), ``bytes_per_conn`` (peak less the resident set after the
+    imports, over n), CPU times (``cpu_s`` in all; ``expand_cpu_s`` validating and
+    expanding; ``run_cpu_s`` building, running and reading the results), the delivered data
+    packets, events, and ``ns_per_pkt`` (CPU time per delivered data packet). ``linearity``
+    is the largest size's ns_per_pkt over the smallest's (1 = time linear in N)."""
+    out: dict[str, Any] = {"sizes": {}}
+    for n in sizes:
+        with tempfile.TemporaryFile("w+") as so, tempfile.TemporaryFile("w+") as se:
+            t0 = time.perf_counter()
+            p = subprocess.Popen([sys.executable, "-c", _SCALE, str(n)], stdout=so, stderr=se, text=True)
+            killer = threading.Timer(timeout, p.kill)
+            killer.start()
+            _, status, usage = os.wait4(p.pid, 0)
+            wall = time.perf_counter() - t0
+            killer.cancel()
+            so.seek(0)
+            se.seek(0)
+            stdout, stderr = so.read(), se.read()
+        code = os.waitstatus_to_exitcode(status)
+        if code != 0 or not stdout.strip():
+            out["sizes"][str(n)] = {"error": f"exit {code}: {stderr.strip()[-500:]}"}
+            continue
+        e = json.loads(stdout.strip().splitlines()[-1])
+        peak = usage.ru_maxrss * 1024
+        cpu = usage.ru_utime + usage.ru_stime
+        e.update(n=n, peak_rss_bytes=peak, cpu_s=cpu, wall_s=wall,
+                 bytes_per_conn=(peak - e["base_rss_bytes"]) / n if e.get("base_rss_bytes") else None,
+                 ns_per_pkt=1e9 * cpu / e["delivered_pkts"] if e["delivered_pkts"] else None,
+                 run_ns_per_pkt=1e9 * e["run_cpu_s"] / e["delivered_pkts"] if e["delivered_pkts"] else None,
+                 events_per_pkt=e["events"] / e["delivered_pkts"] if e["delivered_pkts"] else None)
+        out["sizes"][str(n)] = e
+    ok = [v for v in out["sizes"].values() if v.get("ns_per_pkt")]
+    out["linearity"] = ok[-1]["ns_per_pkt"] / ok[0]["ns_per_pkt"] if len(ok) > 1 else None
+    return out
+
+
 def run_benchmarks(
     workloads: Sequence[str] = WORKLOADS,
     root: Optional[Path] = None,
     ns2: bool = True,
     repeat: int = 1,
     ns2_timeout: float = 3600.0,
+    scale_sizes: Sequence[int] = SCALE_SIZES,
 ) -> dict[str, Any]:
     """Run each workload through the core and, when ``ns`` is on the PATH and ``ns2`` is
-    true, through ns-2, each ``repeat`` times; the best wall-clock time of each counts. Returns
+    true, through ns-2, each ``repeat`` times; the best wall-clock time of each counts
+    (``scale``: once per size in ``scale_sizes``, see :func:`run_scale`). Returns
     ``{"workloads": {w: {pkts_per_s, ns2_pkts_per_s, ratio, ...}}, ...}``."""
     from .version import __version__
     from .native import core
@@ -127,6 +242,9 @@ def run_benchmarks(
     ns = shutil.which("ns") if ns2 else None
     out: dict[str, Any] = {"version": __version__, "core_version": core().version(), "ns2": ns, "workloads": {}}
     for w in workloads:
+        if w == "scale":
+            out["workloads"][w] = run_scale(scale_sizes)
+            continue
         cfg = root / "tests" / "golden" / "ns2" / f"bench_{w}.config.json"
         entry: dict[str, Any] = {"config": str(cfg.relative_to(root)) if cfg.is_relative_to(root) else str(cfg)}
         if not cfg.exists():

@@ -345,7 +345,9 @@ def trace(
     s = seed if seed is not None else sc.seeds[0]
     cfg = sc.to_sim_config(point, s)
     names = []
-    for ln in cfg["links"]:
+    from .expand import expand_replicas
+
+    for ln in expand_replicas(cfg)["links"]:
         names.append(f"{ln['src']}->{ln['dst']}")
         if ln.get("duplex", True):
             names.append(f"{ln['dst']}->{ln['src']}")
@@ -649,7 +651,10 @@ def vienna(
 @friendly
 def bench(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
-    workload: Optional[list[str]] = typer.Option(None, "--workload", "-w", help="Workloads to run (a, b, c; default all)."),
+    workload: Optional[list[str]] = typer.Option(None, "--workload", "-w", help="Workloads to run (a, b, c, scale; default all)."),
+    scale_max: int = typer.Option(100_000, "--scale-max", parser=integer(10_000), metavar="INTEGER",
+                                  help="Largest connection count of the scale workload: 10^4, 10^5, ... up to this "
+                                       "(1000000 adds 10^6, about 4 GB of memory)."),
     repeat: int = typer.Option(1, "--repeat", parser=integer(1), metavar="INTEGER", help="Runs per workload, of the core and of ns-2 (the best wall time of each counts)."),
     no_ns2: bool = typer.Option(False, "--no-ns2", help="Do not run ns-2 even if it is on the PATH."),
     root: Optional[Path] = typer.Option(None, "--root", help="Repository root (default: found from the working directory)."),
@@ -661,7 +666,8 @@ def bench(
     bad = [w for w in ws if w not in WORKLOADS]
     if bad:
         raise _fail(f"--workload {bad[0]!r}: one of {', '.join(WORKLOADS)}")
-    r = run_benchmarks(ws, root=root, ns2=not no_ns2, repeat=repeat)
+    sizes = [10**k for k in range(4, 8) if 10**k <= scale_max]
+    r = run_benchmarks(ws, root=root, ns2=not no_ns2, repeat=repeat, scale_sizes=sizes)
     if as_json:
         typer.echo(json.dumps(r))
         return
@@ -669,6 +675,8 @@ def bench(
     for c in ("workload", "delivered pkts", "wall (s)", "pkts/s", "ns-2 pkts/s", "speed-up", "CPU-time speed-up"):
         t.add_column(c, justify="right")
     for w, e in r["workloads"].items():
+        if w == "scale":
+            continue
         if e.get("error"):
             t.add_row(w, e["error"], "", "", "", "", "")
             continue
@@ -689,6 +697,22 @@ def bench(
             f"over {c['tcp_connections']} connections"
             + (f"; ns-2 peak resident set {ns2_mem / 2**20:.0f} MiB" if ns2_mem else ""),
             highlight=False)
+    sc = r["workloads"].get("scale")
+    if sc:
+        t = Table(title="scale: N concurrent 30 KB transfers, each with its own host pair (one fresh process per N)",
+                  title_justify="left")
+        for c in ("N", "peak RSS (MiB)", "bytes/conn", "delivered pkts", "events/pkt", "CPU (s)", "ns/pkt (CPU)"):
+            t.add_column(c, justify="right")
+        for n, e in sc["sizes"].items():
+            if e.get("error"):
+                t.add_row(n, e["error"], "", "", "", "", "")
+                continue
+            t.add_row(n, f"{e['peak_rss_bytes'] / 2**20:.0f}", _num(e.get("bytes_per_conn")), str(e["delivered_pkts"]),
+                      f"{e['events_per_pkt']:.2f}", f"{e['cpu_s']:.2f}", f"{e['ns_per_pkt']:.0f}")
+        out_console.print(t)
+        if sc.get("linearity"):
+            out_console.print(f"CPU time per packet, largest N over smallest: {sc['linearity']:.2f} (1 = linear in N)",
+                              highlight=False)
 
 
 # --- check / config / version ------------------------------------------------------

@@ -51,7 +51,8 @@ from .schema import (
 from .har import HarError, pages_from_har
 
 __all__ = ["build_sim_config", "DEFAULT_GATEWAY", "TCP_DEFAULTS", "estimate_memory", "available_memory",
-           "BYTES_PER_CONNECTION", "BYTES_PER_TRANSFER"]
+           "BYTES_PER_CONNECTION", "BYTES_PER_TRANSFER", "REPLICA_MIN_COUNT", "replicable", "expand_replicas",
+           "flow_names"]
 
 #: Name of the gateway created when SPAND start-up names none and none is declared.
 DEFAULT_GATEWAY = "gw"
@@ -232,6 +233,69 @@ def _size_dist(d: Any) -> dict[str, Any]:
     return {"kind": "lognormal", "median_bytes": float(d.median), "sigma": d.sigma}
 
 
+#: A flow group of at least this many connections is written as one core replica
+#: (``SimConfig.replicas``: the connection once, expanded by the core) when
+#: :func:`replicable` accepts it; smaller groups are written out connection by
+#: connection, as before. Both forms run identically.
+REPLICA_MIN_COUNT = 1000
+
+
+def replicable(g: FlowGroup, min_count: Optional[int] = None) -> bool:
+    """Whether group ``g`` of a built-in topology can be a core replica: at least
+    ``min_count`` (default :data:`REPLICA_MIN_COUNT`) connections, each with its own host pair and no host addresses from a
+    network, no TCP session, and no application or an FTP one that waits for no group."""
+    a = g.app
+    return (g.count >= (REPLICA_MIN_COUNT if min_count is None else min_count) and (g.conns_per_host or 1) == 1 and g.session is None
+            and g.src_network is None and g.dst_network is None
+            and (a is None or (isinstance(a, FtpApp) and not a.start_after)))
+
+
+def _access_link(spec: LinkSpec) -> dict[str, Any]:
+    """An access link template (``config::AccessLinkConfig``): a link without its ends."""
+    link = _link("", "", spec)
+    del link["src"], link["dst"]
+    return link
+
+
+def expand_replicas(cfg: dict[str, Any]) -> dict[str, Any]:
+    """``cfg`` with its replicas (``SimConfig.replicas``) written out as the nodes, links,
+    flows and apps they stand for (what the core builds), for tools that read those
+    lists (packet captures, link choice). A configuration without replicas is returned as is."""
+    reps = cfg.get("replicas")
+    if not reps:
+        return cfg
+    out = {k: (list(v) if k in ("nodes", "links", "flows", "apps") else v) for k, v in cfg.items() if k != "replicas"}
+    for k in ("flows", "apps"):
+        out.setdefault(k, [])
+    for r in reps:
+        name, acc = r["name"], r["access"]
+        dacc = r.get("dst_access", acc)
+        app = r.get("app")
+        for i in range(1, r["count"] + 1):
+            s, d = f"{name}.s{i}", f"{name}.d{i}"
+            out["nodes"] += [s, d]
+            out["links"] += [{"src": s, "dst": r["src"], **acc}, {"src": r["dst"], "dst": d, **dacc}]
+            flow: dict[str, Any] = {"name": f"{name}.{i}", "src": s, "dst": d}
+            for key in ("tcp", "sink", "startup"):
+                if key in r:
+                    flow[key] = dict(r[key])
+            out["flows"].append(flow)
+            if app is not None:
+                a = {k: v for k, v in app.items() if k != "stagger_s"}
+                a["flow"] = flow["name"]
+                a["start_s"] = _clean(app.get("start_s", 0.0) + (i - 1) * app.get("stagger_s", 0.0))
+                out["apps"].append(a)
+    return out
+
+
+def flow_names(cfg: dict[str, Any]) -> list[str]:
+    """Every flow's name in configuration order: the explicit flows, then each replica's copies."""
+    names = [f["name"] for f in cfg.get("flows", [])]
+    for r in cfg.get("replicas", []):
+        names += [f"{r['name']}.{i}" for i in range(1, r["count"] + 1)]
+    return names
+
+
 @dataclass
 class _Builder:
     m: ScenarioModel
@@ -242,6 +306,8 @@ class _Builder:
     flows: list[dict[str, Any]] = field(default_factory=list)
     apps: list[dict[str, Any]] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    #: Flow groups written as core replicas (``SimConfig.replicas``), in order.
+    replicas: list[dict[str, Any]] = field(default_factory=list)
     routers: list[str] = field(default_factory=list)
     builtin: bool = True
     gateways_used: set[str] = field(default_factory=set)
@@ -329,6 +395,15 @@ class _Builder:
             return default
         return value
 
+    def group_routers(self, where: str, src: Optional[str], dst: Optional[str], src_default: Optional[str] = None,
+                      dst_default: Optional[str] = None) -> tuple[str, str]:
+        """The routers a built-in topology's group attaches its source and destination hosts to."""
+        s_r = self._router(f"{where}.src", src, src_default or self.routers[0])
+        d_r = self._router(f"{where}.dst", dst, dst_default or self.routers[-1])
+        if s_r == d_r:
+            self.fail(f"{where}.dst", f"source and destination attach to the same router {s_r!r}", d_r)
+        return s_r, d_r
+
     def _assign(self, where: str, network: Optional[str], hosts: list[str]) -> None:
         if network is None:
             return
@@ -350,10 +425,7 @@ class _Builder:
             self.fail(f"{where}.{'dst_network' if dst_network else 'src_network'}",
                       "only for built-in topologies (use [addresses] with an explicit topology)", dst_network or src_network)
         if self.builtin:
-            s_r = self._router(f"{where}.src", src, src_default or self.routers[0])
-            d_r = self._router(f"{where}.dst", dst, dst_default or self.routers[-1])
-            if s_r == d_r:
-                self.fail(f"{where}.dst", f"source and destination attach to the same router {s_r!r}", d_r)
+            s_r, d_r = self.group_routers(where, src, dst, src_default, dst_default)
             acc, dacc = self._access()
             out = []
             for i in range(1, count // per_host + 1):
@@ -382,11 +454,61 @@ class _Builder:
 
     # -- TCP flows -------------------------------------------------------------
 
+    def replica_groups(self) -> set[str]:
+        """The flow groups written as core replicas (``SimConfig.replicas``): the trailing
+        run of groups that :func:`replicable` accepts, when nothing else follows them in
+        the configuration (no cross traffic, no workloads), so that the core's expansion
+        (replicas after everything else) gives the same nodes, links, flows and apps in
+        the same order as writing them out."""
+        m = self.m
+        if not self.builtin or m.cross or m.workloads:
+            return set()
+        out: set[str] = set()
+        for g in reversed(m.flows):
+            if not replicable(g):
+                break
+            out.add(g.name)
+        return out
+
+    def replica(self, where: str, g: FlowGroup, tcp: dict[str, Any], sink: dict[str, Any],
+                startup: Optional[dict[str, Any]]) -> None:
+        """Group ``g`` as one core replica: ``g.count`` copies of its connection, each
+        with its own host pair (what :meth:`endpoints` and :meth:`app` write out)."""
+        s_r, d_r = self.group_routers(where, g.src, g.dst)
+        acc, dacc = self._access()
+        rep: dict[str, Any] = {"name": g.name, "count": g.count, "src": s_r, "dst": d_r, "access": _access_link(acc)}
+        if dacc is not acc:
+            rep["dst_access"] = _access_link(dacc)
+        if tcp:
+            rep["tcp"] = dict(tcp)
+        if sink:
+            rep["sink"] = dict(sink)
+        if startup is not None:
+            rep["startup"] = dict(startup)
+        a = g.app
+        if isinstance(a, FtpApp):
+            app: dict[str, Any] = {"kind": "ftp", "start_s": a.start, "stagger_s": a.stagger}
+            if a.size is not None:
+                app["bytes"] = a.size
+            if a.start_jitter:
+                app["start_jitter_s"] = a.start_jitter
+            if a.stop is not None:
+                app["stop_s"] = a.stop
+            if a.duration is not None:
+                app["duration_s"] = a.duration
+            rep["app"] = app
+        self.replicas.append(rep)
+
     def tcp_flows(self) -> None:
         m = self.m
         gateways_declared = list(m.gateways)
+        compact = self.replica_groups()
         for g in m.flows:
             where = f"flows.{g.name}"
+            if g.name in compact:
+                tcp, sink, startup = self.connection_settings(where, g, gateways_declared)
+                self.replica(where, g, tcp, sink, startup)
+                continue
             per_host = g.conns_per_host or 1
             eps = self.endpoints(where, g.name, g.count, g.src, g.dst, src_network=g.src_network,
                                  dst_network=g.dst_network, per_host=per_host)
@@ -960,7 +1082,7 @@ def build_sim_config(m: ScenarioModel, seed: int, source: Optional[str] = None) 
     elements = b.elements()
     trace = b.trace()
     addresses = b.final_addresses()
-    if not b.flows and not b.problems:
+    if not b.flows and not b.replicas and not b.problems:
         b.fail("flows", "the scenario has no flows")
     if b.problems:
         raise ScenarioError(source, b.problems)
@@ -974,6 +1096,8 @@ def build_sim_config(m: ScenarioModel, seed: int, source: Optional[str] = None) 
         "apps": b.apps,
         "gateways": gws,
     }
+    if b.replicas:
+        cfg["replicas"] = b.replicas
     if elements:
         cfg["elements"] = elements
     if m.paths is not None:

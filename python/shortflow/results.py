@@ -217,8 +217,11 @@ class RunResults:
         return self.cc.pivot(on="metric", index=["flow", "time_s", "decision"], values="value").sort(["flow", "decision"])
 
     def flow_names(self) -> list[str]:
-        """Flow names in configuration order (trace tables refer to flows by index)."""
-        return [f["name"] for f in self.config.get("flows", [])]
+        """Flow names in configuration order (trace tables refer to flows by index):
+        the explicit flows, then each replica's copies."""
+        from .expand import flow_names
+
+        return flow_names(self.config)
 
     def packet_events(self) -> pl.DataFrame:
         """``packets`` with names: ``time_s``, ``event`` (``+ - d r``), ``link`` and

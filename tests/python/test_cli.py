@@ -15,6 +15,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+import shortflow
 from shortflow.cli import app, mount_logs, parse_sets
 from shortflow.pcap import ip_checksum
 
@@ -212,7 +213,7 @@ def _bench_root(tmp_path: Path, examples: Path) -> Path:
 
 def test_bench_json_without_ns(core, examples: Path, tmp_path: Path) -> None:
     root = _bench_root(tmp_path, examples)
-    r = invoke("bench", "--json", "--root", root, "--no-ns2")
+    r = invoke("bench", "--json", "--root", root, "--no-ns2", "-w", "a", "-w", "b", "-w", "c")
     assert r.exit_code == 0, r.output
     d = json.loads(r.output)
     assert set(d["workloads"]) == {"a", "b", "c"}
@@ -243,9 +244,31 @@ def test_bench_with_fake_ns(core, examples: Path, tmp_path: Path, monkeypatch) -
 
 def test_bench_missing_configs(core, tmp_path: Path) -> None:
     (tmp_path / "tests" / "golden" / "ns2").mkdir(parents=True)
-    r = invoke("bench", "--json", "--root", tmp_path, "--no-ns2")
+    r = invoke("bench", "--json", "--root", tmp_path, "--no-ns2", "-w", "a", "-w", "b", "-w", "c")
     assert r.exit_code == 0
     assert all(w["error"] for w in json.loads(r.output)["workloads"].values())
+
+
+def test_bench_scale_workload(core) -> None:
+    from shortflow.bench import run_scale, scale_scenario
+
+    # 1000 connections: the group reaches the core as one replica.
+    cfg = shortflow.Scenario.from_dict(scale_scenario(1000)).to_sim_config(seed=1)
+    assert cfg["replicas"][0]["count"] == 1000 and len(cfg["nodes"]) == 2
+    r = run_scale([1000, 2000])
+    assert set(r["sizes"]) == {"1000", "2000"}
+    for n, e in r["sizes"].items():
+        assert "error" not in e, e
+        # About 30 packets per connection (30 KB in 1000-byte packets, less the unfinished).
+        assert 20 * int(n) <= e["delivered_pkts"] <= 40 * int(n)
+        assert e["peak_rss_bytes"] > e["base_rss_bytes"] > 0 and e["bytes_per_conn"] > 0
+        assert e["ns_per_pkt"] == pytest.approx(1e9 * e["cpu_s"] / e["delivered_pkts"])
+        assert e["config_bytes"] < 2000
+    assert r["linearity"] == pytest.approx(r["sizes"]["2000"]["ns_per_pkt"] / r["sizes"]["1000"]["ns_per_pkt"])
+    with pytest.raises(ValueError, match="n = 0"):
+        scale_scenario(0)
+    bad = invoke("bench", "-w", "scale", "--scale-max", "999")
+    assert bad.exit_code != 0 and "--scale-max" in bad.output
 
 
 def test_logs_mount_is_guarded(monkeypatch) -> None:

@@ -45,6 +45,12 @@ pub struct SimConfig {
     /// The path registry: state that outlives connections (`crate::path`).
     #[serde(default)]
     pub paths: PathsConfig,
+    /// Replicated connections: `count` copies of one connection, each with its own host
+    /// pair and access links, described once and expanded by the core after the
+    /// explicit `nodes`, `links`, `flows` and `apps` (see [`ReplicaConfig`]). Not an
+    /// ns-2 knob: a compact form of what a built-in topology's flow group expands to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replicas: Vec<ReplicaConfig>,
 }
 fn d_seed() -> u64 {
     1
@@ -173,6 +179,163 @@ pub struct LinkConfig {
     /// Loss probability of the reverse direction when `duplex`; defaults to `loss`.
     #[serde(default)]
     pub reverse_loss: Option<f64>,
+}
+
+/// A duplex link template without its ends: the access link of every copy of a
+/// [`ReplicaConfig`]. The fields and defaults are [`LinkConfig`]'s (always duplex: a
+/// connection's acks come back over it).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccessLinkConfig {
+    pub rate_bps: f64,
+    pub delay_s: f64,
+    #[serde(default)]
+    pub queue: QueueConfig,
+    #[serde(default)]
+    pub reverse_queue: Option<QueueConfig>,
+    #[serde(default)]
+    pub reverse_rate_bps: Option<f64>,
+    #[serde(default)]
+    pub reverse_delay_s: Option<f64>,
+    #[serde(default)]
+    pub loss: f64,
+    #[serde(default)]
+    pub reverse_loss: Option<f64>,
+}
+
+impl AccessLinkConfig {
+    /// The link with these settings (its ends are given by node index when it is built,
+    /// so `src` and `dst` are left empty).
+    pub fn to_link(&self) -> LinkConfig {
+        LinkConfig {
+            src: String::new(),
+            dst: String::new(),
+            rate_bps: self.rate_bps,
+            delay_s: self.delay_s,
+            duplex: true,
+            queue: self.queue.clone(),
+            reverse_queue: self.reverse_queue.clone(),
+            reverse_rate_bps: self.reverse_rate_bps,
+            reverse_delay_s: self.reverse_delay_s,
+            loss: self.loss,
+            reverse_loss: self.reverse_loss,
+        }
+    }
+}
+
+/// `count` copies of one TCP connection, each between its own pair of hosts (what a
+/// built-in topology's flow group is), described once. Copy `i` (1-based) of replica
+/// `name` adds, after the explicit parts and the earlier replicas, in this order:
+/// nodes `name.s<i>` and `name.d<i>`; links `name.s<i>` -> `src` (`access`) and
+/// `dst` -> `name.d<i>` (`dst_access`, default `access`); flow `name.<i>` from
+/// `name.s<i>` to `name.d<i>` with `tcp`, `sink`, `startup`; and, with `app`, its
+/// application. The run is the one of the same configuration written out copy by copy.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(try_from = "RawReplicaConfig")]
+pub struct ReplicaConfig {
+    pub name: String,
+    pub count: u32,
+    /// The node every source host attaches to.
+    pub src: String,
+    /// The node every destination host attaches to.
+    pub dst: String,
+    pub access: AccessLinkConfig,
+    pub dst_access: Option<AccessLinkConfig>,
+    pub tcp: TcpConfig,
+    pub sink: SinkConfig,
+    pub startup: StartupConfig,
+    pub app: Option<ReplicaAppConfig>,
+}
+
+/// The application of every copy of a replica.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ReplicaAppConfig {
+    /// An FTP application per copy ([`AppConfig::Ftp`]): copy `i` (1-based) starts at
+    /// `start_s + (i - 1) * stagger_s` (plus its own draw in [0, `start_jitter_s`)).
+    Ftp {
+        #[serde(default)]
+        start_s: f64,
+        #[serde(default)]
+        stagger_s: f64,
+        #[serde(default)]
+        bytes: Option<u64>,
+        #[serde(default)]
+        start_jitter_s: f64,
+        #[serde(default)]
+        stop_s: Option<f64>,
+        #[serde(default)]
+        duration_s: Option<f64>,
+    },
+}
+
+/// A replica as written, before its connection's profile is resolved (as a flow's).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawReplicaConfig {
+    name: String,
+    count: u32,
+    src: String,
+    dst: String,
+    access: AccessLinkConfig,
+    #[serde(default)]
+    dst_access: Option<AccessLinkConfig>,
+    #[serde(default)]
+    tcp: serde_json::Map<String, serde_json::Value>,
+    #[serde(default)]
+    sink: serde_json::Map<String, serde_json::Value>,
+    #[serde(default)]
+    startup: Option<serde_json::Value>,
+    #[serde(default)]
+    app: Option<ReplicaAppConfig>,
+}
+
+impl TryFrom<RawReplicaConfig> for ReplicaConfig {
+    type Error = String;
+    fn try_from(r: RawReplicaConfig) -> Result<ReplicaConfig, String> {
+        let raw = RawFlowConfig {
+            name: r.name,
+            src: r.src,
+            dst: r.dst,
+            transport: Transport::Tcp,
+            tcp: r.tcp,
+            sink: r.sink,
+            startup: r.startup,
+            session: None,
+            udp: UdpConfig {},
+        };
+        let f = FlowConfig::try_from(raw).map_err(|e| format!("replica{}", e.trim_start_matches("flow")))?;
+        Ok(ReplicaConfig {
+            name: f.name,
+            count: r.count,
+            src: f.src,
+            dst: f.dst,
+            access: r.access,
+            dst_access: r.dst_access,
+            tcp: f.tcp,
+            sink: f.sink,
+            startup: f.startup,
+            app: r.app,
+        })
+    }
+}
+
+impl ReplicaConfig {
+    /// The connection of every copy as a flow (name and ends left empty: they are given
+    /// per copy).
+    pub fn flow_template(&self) -> FlowConfig {
+        FlowConfig {
+            name: String::new(),
+            src: String::new(),
+            dst: String::new(),
+            transport: Transport::Tcp,
+            tcp: self.tcp.clone(),
+            sink: self.sink.clone(),
+            startup: self.startup.clone(),
+            udp: UdpConfig {},
+            session: None,
+        }
+    }
 }
 
 /// Queue discipline at the head of a link.

@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::config::*;
 use crate::engine::{Event, PktId, Scheduler};
 use crate::error::{err, positive_time_s, suggest, time_s, ConfigError};
-use crate::net::build::{build_network, lookup_node, Topology};
+use crate::net::build::{build_network, find_node, Topology};
 use crate::net::{Arrival, Network};
 use crate::results::*;
 use crate::rng::Rng;
@@ -40,8 +40,6 @@ struct FlowAgents {
     sender: Option<u32>,
     sink: Option<u32>,
     udp_sink: Option<u32>,
-    /// Agent id of the UDP sink.
-    udp_agent: Option<u32>,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -128,14 +126,21 @@ impl Simulation {
     /// Validate `cfg` and build the topology, agents and applications.
     pub fn new(cfg: SimConfig) -> Result<Simulation, ConfigError> {
         let stop = positive_time_s("duration_s", cfg.duration_s)?;
-        let Topology { net, node_ix, node_addr } = build_network(&cfg)?;
-        let node = |field: String, name: &str| -> Result<u32, ConfigError> { lookup_node(&cfg, &node_ix, field, name) };
+        let Topology { net, node_ix, node_addr, replicas } = build_network(&cfg)?;
+        let node = |field: String, name: &str| -> Result<u32, ConfigError> { find_node(&cfg, &node_ix, &replicas, field, name) };
         let (paths, gw_ix) = PathRegistry::from_config(&cfg.paths, &cfg.gateways)?;
-        // ---- flows and agents
+        // ---- flows and agents: the explicit flows, then every replica's copies
+        let n_replica: usize = cfg.replicas.iter().map(|r| r.count as usize).sum();
+        let n_flows = cfg.flows.len() + n_replica;
+        let mut flow_names: Vec<String> = Vec::with_capacity(n_flows);
+        flow_names.extend(cfg.flows.iter().map(|f| f.name.clone()));
+        for r in &cfg.replicas {
+            flow_names.extend((1..=r.count).map(|i| format!("{}.{i}", r.name)));
+        }
         let shared = Shared {
             paths,
             node_addr: node_addr.clone(),
-            flow_names: cfg.flows.iter().map(|f| f.name.clone()).collect(),
+            flow_names,
             ack_trace: if cfg.trace.acks { Some(Box::default()) } else { None },
             cwnd_trace: if cfg.trace.cwnd { Some(Box::default()) } else { None },
             ..Default::default()
@@ -143,17 +148,22 @@ impl Simulation {
         let mut flow_ix: HashMap<&str, u32> = HashMap::with_capacity(cfg.flows.len());
         // Sized up front: with 10 000 connections, doubling growth would leave freed
         // copies of these arrays resident (see `idle_footprint`).
-        let n_tcp = cfg.flows.iter().filter(|f| matches!(f.transport, Transport::Tcp)).count();
-        let mut senders = TcpSenders::with_capacity(n_tcp);
-        let mut sinks = Vec::with_capacity(n_tcp);
-        let mut udp_sinks = Vec::with_capacity(cfg.flows.len() - n_tcp);
-        let mut agents = Vec::with_capacity(n_tcp * 2 + (cfg.flows.len() - n_tcp));
-        let mut flows = Vec::with_capacity(cfg.flows.len());
-        // Connections with identical parameters share one `TcpParams` (keyed by its
-        // Debug text, which prints every field exactly).
-        let mut params_seen: HashMap<String, Arc<TcpParams>> = HashMap::new();
-        // TCP sessions by (source node, destination node, group): the first member.
-        let mut sessions = SessionTable::default();
+        let n_tcp = cfg.flows.iter().filter(|f| matches!(f.transport, Transport::Tcp)).count() + n_replica;
+        let mut b = AgentBuild {
+            senders: TcpSenders::with_capacity(n_tcp),
+            sinks: Vec::with_capacity(n_tcp),
+            udp_sinks: Vec::with_capacity(n_flows - n_tcp),
+            agents: Vec::with_capacity(n_tcp * 2 + (n_flows - n_tcp)),
+            flows: Vec::with_capacity(n_flows),
+            infos: Vec::with_capacity(n_flows),
+            params_seen: HashMap::new(),
+            sessions: SessionTable::default(),
+        };
+        let resolve_gateway = |field: &str, name: &str| -> Result<usize, ConfigError> {
+            gw_ix.get(name).copied().ok_or_else(|| {
+                err(field, name, format!("unknown gateway{}", suggest(name, cfg.gateways.iter().map(|g| &g.name))))
+            })
+        };
         for (i, fl) in cfg.flows.iter().enumerate() {
             let f = format!("flows[{i}]");
             if fl.name.is_empty() {
@@ -162,74 +172,47 @@ impl Simulation {
             if flow_ix.insert(fl.name.as_str(), i as u32).is_some() {
                 return Err(err(format!("{f}.name"), &fl.name, "duplicate flow name"));
             }
+            if let Some((r, _)) = crate::net::build::replica_member(&cfg, &fl.name, None) {
+                return Err(err(format!("{f}.name"), &fl.name, format!("also the name of a flow of replicas[{r}] ({})", cfg.replicas[r].name)));
+            }
             let s = node(format!("{f}.src"), &fl.src)?;
             let d = node(format!("{f}.dst"), &fl.dst)?;
-            if s == d {
-                return Err(err(format!("{f}.dst"), &fl.dst, "source and destination must differ"));
-            }
-            if net.routes.route(s, d).is_none() {
-                return Err(err(format!("{f}.dst"), &fl.dst, format!("no route from {} to {}", fl.src, fl.dst)));
-            }
             match fl.transport {
                 Transport::Tcp => {
-                    if net.routes.route(d, s).is_none() {
-                        return Err(err(format!("{f}.src"), &fl.src, format!("no route back from {} to {} for acks", fl.dst, fl.src)));
-                    }
-                    let p = TcpParams::from_config(&format!("{f}.tcp"), &fl.tcp)?;
-                    let p = params_seen.entry(format!("{p:?}")).or_insert_with(|| Arc::new(p)).clone();
-                    let mut rng = Rng::for_source(cfg.seed, &format!("tcp:{}", fl.name));
-                    let boot = fl.tcp.boot_time_s.unwrap_or_else(|| rng.uniform() * p.rtt.tick);
-                    let resolve_gateway = |field: &str, name: &str| -> Result<usize, ConfigError> {
-                        gw_ix.get(name).copied().ok_or_else(|| {
-                            err(field, name, format!("unknown gateway{}", suggest(name, cfg.gateways.iter().map(|g| &g.name))))
-                        })
-                    };
-                    let startup = AnyStartup::build(&format!("{f}.startup"), &fl.startup, fl.tcp.window, &resolve_gateway)?;
-                    let mut sink_params = SinkParams::from_config(&format!("{f}.sink"), &fl.sink)?;
-                    sink_params.sack = p.sack.then_some(p.sack_max_blocks);
-                    let sender_agent = agents.len() as u32;
-                    let sink_agent = sender_agent + 1;
-                    let mut conn = TcpConn::new(sender_agent, i as u32, s, d, sink_agent, node_addr[d as usize], p.clone());
-                    // Both directions were checked to be routable above; static routes.
-                    conn.first_link = net.routes.route(s, d).unwrap_or(crate::net::NO_LINK);
-                    let si = match &fl.session {
-                        None => senders.push(conn, ControlBlock::new(&p, startup, boot)),
-                        Some(sc) => sessions.add(&f, fl, sc, (s, d), &p, &mut senders, conn, || ControlBlock::new(&p, startup, boot))?,
-                    };
-                    agents.push(AgentRef::Sender(si));
-                    let ki = sinks.len() as u32;
-                    let mut sink = TcpSink::new(sink_agent, i as u32, d, s, sender_agent, sink_params);
-                    sink.first_link = net.routes.route(d, s).unwrap_or(crate::net::NO_LINK);
-                    sinks.push(sink);
-                    agents.push(AgentRef::Sink(ki));
-                    flows.push(FlowAgents { sender: Some(si), sink: Some(ki), udp_sink: None, udp_agent: None });
+                    let p = b.share_params(TcpParams::from_config(&format!("{f}.tcp"), &fl.tcp)?);
+                    let sink_params = SinkParams::from_config(&format!("{f}.sink"), &fl.sink)?;
+                    b.tcp_flow(&cfg, &net, &node_addr, &f, &fl.name, (s, d), fl, p, sink_params, &resolve_gateway)?;
                 }
                 Transport::Udp => {
-                    let ui = udp_sinks.len() as u32;
-                    udp_sinks.push(UdpSinkStat::default());
-                    let agent = agents.len() as u32;
-                    agents.push(AgentRef::UdpSink(ui));
-                    flows.push(FlowAgents { sender: None, sink: None, udp_sink: Some(ui), udp_agent: Some(agent) });
+                    check_route(&net, &f, fl, s, d, false)?;
+                    let ui = b.udp_sinks.len() as u32;
+                    b.udp_sinks.push(UdpSinkStat::default());
+                    let agent = b.agents.len() as u32;
+                    b.agents.push(AgentRef::UdpSink(ui));
+                    b.flows.push(FlowAgents { sender: None, sink: None, udp_sink: Some(ui) });
+                    b.infos.push(FlowInfo { sender: None, udp_agent: Some(agent), src: s, dst: d, packet_size: fl.tcp.packet_size, sink: None, header_size: fl.tcp.header_size, syn: fl.tcp.syn });
                 }
             }
         }
+        for (k, r) in cfg.replicas.iter().enumerate() {
+            let f = format!("replicas[{k}]");
+            // The connection's settings are validated once; each copy gets its own
+            // start-up policy, random stream and agents.
+            let p = b.share_params(TcpParams::from_config(&format!("{f}.tcp"), &r.tcp)?);
+            let sink_params = SinkParams::from_config(&format!("{f}.sink"), &r.sink)?;
+            let template = r.flow_template();
+            let rn = replicas[k];
+            let mut name = String::with_capacity(r.name.len() + 11);
+            for i in 0..r.count {
+                name.clear();
+                use std::fmt::Write;
+                let _ = write!(name, "{}.{}", r.name, i + 1);
+                b.tcp_flow(&cfg, &net, &node_addr, &f, &name, rn.hosts(i), &template, p.clone(), sink_params.clone(), &resolve_gateway)?;
+            }
+        }
+        let AgentBuild { mut senders, sinks, udp_sinks, mut agents, flows, infos, sessions, .. } = b;
         sessions.finish(&mut senders)?;
         // ---- applications
-        let infos: Vec<FlowInfo> = cfg
-            .flows
-            .iter()
-            .zip(&flows)
-            .map(|(fl, fa)| FlowInfo {
-                sender: fa.sender,
-                udp_agent: fa.udp_agent,
-                src: node_ix[fl.src.as_str()],
-                dst: node_ix[fl.dst.as_str()],
-                packet_size: fl.tcp.packet_size,
-                sink: fa.sink,
-                header_size: fl.tcp.header_size,
-                syn: fl.tcp.syn,
-            })
-            .collect();
         let mut sched = Scheduler::new();
         let mut apps = build_apps(&cfg, &infos, &mut sched)?;
         // Web workloads: one server endpoint agent per client–server pair.
@@ -501,6 +484,95 @@ impl Simulation {
     /// Current simulated time.
     pub fn now(&self) -> SimTime {
         self.sched.now()
+    }
+}
+
+/// The agent tables of a simulation while its flows are built.
+struct AgentBuild {
+    senders: TcpSenders,
+    sinks: Vec<TcpSink>,
+    udp_sinks: Vec<UdpSinkStat>,
+    agents: Vec<AgentRef>,
+    flows: Vec<FlowAgents>,
+    infos: Vec<FlowInfo>,
+    /// Connections with identical parameters share one `TcpParams` (keyed by its
+    /// Debug text, which prints every field exactly).
+    params_seen: HashMap<String, Arc<TcpParams>>,
+    /// TCP sessions by (source node, destination node, group): the first member.
+    sessions: SessionTable,
+}
+
+/// A route from `s` to `d` (and back, for TCP's acks), or an error naming flow `f`.
+fn check_route(net: &Network, f: &str, fl: &FlowConfig, s: u32, d: u32, back: bool) -> Result<(), ConfigError> {
+    let (src, dst) = (net.node_names[s as usize].as_str(), net.node_names[d as usize].as_str());
+    if s == d {
+        return Err(err(format!("{f}.dst"), if fl.dst.is_empty() { dst } else { &fl.dst }, "source and destination must differ"));
+    }
+    if net.routes.route(s, d).is_none() {
+        return Err(err(format!("{f}.dst"), if fl.dst.is_empty() { dst } else { &fl.dst }, format!("no route from {src} to {dst}")));
+    }
+    if back && net.routes.route(d, s).is_none() {
+        return Err(err(format!("{f}.src"), if fl.src.is_empty() { src } else { &fl.src }, format!("no route back from {dst} to {src} for acks")));
+    }
+    Ok(())
+}
+
+impl AgentBuild {
+    /// `p`, shared with the earlier connections that have the same parameters.
+    fn share_params(&mut self, p: TcpParams) -> Arc<TcpParams> {
+        self.params_seen.entry(format!("{p:?}")).or_insert_with(|| Arc::new(p)).clone()
+    }
+
+    /// Add TCP flow `name` (field path `f`) from node `ends.0` to `ends.1` with the
+    /// settings of `fl` (validated `p` and `sink_params`): its sender, control block,
+    /// sink and agents.
+    #[allow(clippy::too_many_arguments)]
+    fn tcp_flow(
+        &mut self,
+        cfg: &SimConfig,
+        net: &Network,
+        node_addr: &[u32],
+        f: &str,
+        name: &str,
+        (s, d): (u32, u32),
+        fl: &FlowConfig,
+        p: Arc<TcpParams>,
+        mut sink_params: SinkParams,
+        resolve_gateway: &dyn Fn(&str, &str) -> Result<usize, ConfigError>,
+    ) -> Result<(), ConfigError> {
+        check_route(net, f, fl, s, d, true)?;
+        let i = self.flows.len() as u32;
+        let mut rng = Rng::for_source(cfg.seed, &format!("tcp:{name}"));
+        let boot = fl.tcp.boot_time_s.unwrap_or_else(|| rng.uniform() * p.rtt.tick);
+        let startup = AnyStartup::build(&format!("{f}.startup"), &fl.startup, fl.tcp.window, resolve_gateway)?;
+        sink_params.sack = p.sack.then_some(p.sack_max_blocks);
+        let sender_agent = self.agents.len() as u32;
+        let sink_agent = sender_agent + 1;
+        let mut conn = TcpConn::new(sender_agent, i, s, d, sink_agent, node_addr[d as usize], p.clone());
+        // Both directions were checked to be routable above; static routes.
+        conn.first_link = net.routes.route(s, d).unwrap_or(crate::net::NO_LINK);
+        let si = match &fl.session {
+            None => self.senders.push(conn, ControlBlock::new(&p, startup, boot)),
+            Some(sc) => self.sessions.add(f, fl, sc, (s, d), &p, &mut self.senders, conn, || ControlBlock::new(&p, startup, boot))?,
+        };
+        self.agents.push(AgentRef::Sender(si));
+        let ki = self.sinks.len() as u32;
+        let mut sink = TcpSink::new(sink_agent, i, d, s, sender_agent, sink_params);
+        sink.first_link = net.routes.route(d, s).unwrap_or(crate::net::NO_LINK);
+        self.sinks.push(sink);
+        self.agents.push(AgentRef::Sink(ki));
+        self.flows.push(FlowAgents { sender: Some(si), sink: Some(ki), udp_sink: None });
+        self.infos.push(FlowInfo {
+            sender: Some(si),
+            udp_agent: None,
+            src: s,
+            dst: d,
+            packet_size: fl.tcp.packet_size,
+            sink: Some(ki),
+            header_size: fl.tcp.header_size,
+            syn: fl.tcp.syn,
+        });
+        Ok(())
     }
 }
 

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use super::link::{Link, RandomLoss};
 use super::routing::Routes;
 use super::Network;
-use crate::config::SimConfig;
+use crate::config::{LinkConfig, SimConfig};
 use crate::error::{err, positive, suggest, time_s, ConfigError};
 use crate::results::PacketTrace;
 use crate::rng::Rng;
@@ -15,10 +15,46 @@ use crate::rng::Rng;
 /// The network a configuration describes, with its node names resolved.
 pub struct Topology<'a> {
     pub net: Network,
-    /// Node index by name.
+    /// Node index by name (the explicit `nodes`; a replica's hosts are found by
+    /// [`Topology::node`] from their name).
     pub node_ix: HashMap<&'a str, u32>,
     /// IPv4 address of every node.
     pub node_addr: Vec<u32>,
+    /// Per replica (`SimConfig::replicas`): the index of its first host and of its
+    /// source and destination nodes.
+    pub replicas: Vec<ReplicaNodes>,
+}
+
+/// Where a replica's nodes are: copy `i` (0-based) has source host `first + 2 i` and
+/// destination host `first + 2 i + 1`, attached to `src` and `dst`.
+#[derive(Clone, Copy, Debug)]
+pub struct ReplicaNodes {
+    pub first: u32,
+    pub src: u32,
+    pub dst: u32,
+}
+
+impl ReplicaNodes {
+    /// The source and destination host of copy `i` (0-based).
+    pub fn hosts(&self, i: u32) -> (u32, u32) {
+        (self.first + 2 * i, self.first + 2 * i + 1)
+    }
+}
+
+/// If `name` is `X.<kind><i>` or `X.<i>` (kind `None`) for a replica `X` with `1 <= i <=
+/// count`: that replica's index and `i - 1`.
+pub fn replica_member(cfg: &SimConfig, name: &str, kind: Option<char>) -> Option<(usize, u32)> {
+    let (base, tail) = name.rsplit_once('.')?;
+    let digits = match kind {
+        Some(k) => tail.strip_prefix(k)?,
+        None => tail,
+    };
+    if digits.is_empty() || digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let i: u32 = digits.parse().ok()?;
+    let r = cfg.replicas.iter().position(|r| r.name == base)?;
+    (i <= cfg.replicas[r].count).then_some((r, i - 1))
 }
 
 /// The index of node `name`, or an error naming `field` (with the nearest name).
@@ -27,6 +63,89 @@ pub fn lookup_node(cfg: &SimConfig, node_ix: &HashMap<&str, u32>, field: String,
         .get(name)
         .copied()
         .ok_or_else(|| err(field, name, format!("unknown node{}", suggest(name, cfg.nodes.iter()))))
+}
+
+impl Topology<'_> {
+    /// The index of node `name` (an explicit node or a replica's host), or an error
+    /// naming `field`.
+    pub fn node(&self, cfg: &SimConfig, field: String, name: &str) -> Result<u32, ConfigError> {
+        find_node(cfg, &self.node_ix, &self.replicas, field, name)
+    }
+}
+
+/// The index of node `name`: an explicit node, or a host of a replica placed at `reps`.
+pub fn find_node(cfg: &SimConfig, node_ix: &HashMap<&str, u32>, reps: &[ReplicaNodes], field: String, name: &str) -> Result<u32, ConfigError> {
+    if let Some(&i) = node_ix.get(name) {
+        return Ok(i);
+    }
+    for (kind, off) in [('s', 0), ('d', 1)] {
+        if let Some((r, i)) = replica_member(cfg, name, Some(kind)) {
+            return Ok(reps[r].first + 2 * i + off);
+        }
+    }
+    lookup_node(cfg, node_ix, field, name)
+}
+
+/// Links as they are built: the links, their (src, dst) pairs, and which explicit
+/// link defined each pair (duplicates are errors).
+struct LinkSet<'c> {
+    cfg: &'c SimConfig,
+    names: &'c [String],
+    links: Vec<Link>,
+    pairs: Vec<(u32, u32)>,
+    seen: HashMap<(u32, u32), usize>,
+}
+
+impl LinkSet<'_> {
+    /// Validate link `l` (field path `f`) from node `s` to node `d` and add it (both
+    /// directions when duplex). `dedup`: remember the pairs to reject a second link
+    /// between the same nodes (a replica's access links cannot repeat: each joins a
+    /// host of its own).
+    fn add(&mut self, f: &str, s: u32, d: u32, l: &LinkConfig, dedup: Option<usize>) -> Result<(), ConfigError> {
+        let rate = positive(&format!("{f}.rate_bps"), l.rate_bps)?;
+        if rate < 1.0 {
+            return Err(err(format!("{f}.rate_bps"), rate, "must be at least 1 bit/s"));
+        }
+        let delay_t = time_s(&format!("{f}.delay_s"), l.delay_s)?;
+        let delay = l.delay_s;
+        let loss = probability(&format!("{f}.loss"), l.loss)?;
+        let mut dirs = [Some((s, d, &l.queue, rate, delay, delay_t, loss)), None];
+        if l.duplex {
+            let (rrate, rdelay, rdelay_t) = reverse_direction(f, l, rate, delay, delay_t)?;
+            let rloss = match l.reverse_loss {
+                None => loss,
+                Some(p) => probability(&format!("{f}.reverse_loss"), p)?,
+            };
+            dirs[1] = Some((d, s, l.reverse_queue.as_ref().unwrap_or(&l.queue), rrate, rdelay, rdelay_t, rloss));
+        } else {
+            for (name, given) in [("reverse_rate_bps", l.reverse_rate_bps.is_some()), ("reverse_delay_s", l.reverse_delay_s.is_some()), ("reverse_queue", l.reverse_queue.is_some()), ("reverse_loss", l.reverse_loss.is_some())] {
+                if given {
+                    return Err(err(format!("{f}.{name}"), "set", "only a duplex link has a reverse direction (duplex = false)"));
+                }
+            }
+        }
+        for (k, (a, b, q, rate, delay, delay_t, loss)) in dirs.into_iter().flatten().enumerate() {
+            if let Some(i) = dedup {
+                if let Some(prev) = self.seen.insert((a, b), i) {
+                    return Err(err(
+                        f.to_string(),
+                        format!("{}->{}", self.names[a as usize], self.names[b as usize]),
+                        format!("duplicate link (also defined by links[{prev}])"),
+                    ));
+                }
+            }
+            let qf = if k == 0 { format!("{f}.queue") } else { format!("{f}.reverse_queue") };
+            let queue = crate::net::queue::build(&qf, q, rate, delay)?;
+            let mut link = Link::new(a, b, rate.round() as u64, delay_t, queue);
+            if loss > 0.0 {
+                let name = format!("loss:{}->{}", self.names[a as usize], self.names[b as usize]);
+                link.set_loss(Some(Box::new(RandomLoss { p: loss, rng: Rng::for_source(self.cfg.seed, &name), lost: 0 })));
+            }
+            self.links.push(link);
+            self.pairs.push((a, b));
+        }
+        Ok(())
+    }
 }
 
 /// Validate the topology part of `cfg` and build the network.
@@ -45,16 +164,47 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
         }
     }
     let node = |field: String, name: &str| -> Result<u32, ConfigError> { lookup_node(cfg, &node_ix, field, name) };
+    // ---- replicas: their hosts follow the explicit nodes
+    let mut replicas = Vec::with_capacity(cfg.replicas.len());
+    let mut n_nodes = cfg.nodes.len() as u64;
+    for (k, r) in cfg.replicas.iter().enumerate() {
+        let f = format!("replicas[{k}]");
+        check_replica_name(cfg, &f, k)?;
+        if r.count == 0 {
+            return Err(err(format!("{f}.count"), 0, "must be at least 1 (leave the replica out instead)"));
+        }
+        let src = node(format!("{f}.src"), &r.src)?;
+        let dst = node(format!("{f}.dst"), &r.dst)?;
+        replicas.push(ReplicaNodes { first: n_nodes as u32, src, dst });
+        n_nodes += 2 * r.count as u64;
+        if n_nodes > u32::MAX as u64 / 2 {
+            return Err(err(format!("{f}.count"), r.count, "too many nodes in all (at most 2^31 - 1)"));
+        }
+    }
+    for (i, n) in cfg.nodes.iter().enumerate() {
+        if let Some((r, _)) = replica_member(cfg, n, Some('s')).or_else(|| replica_member(cfg, n, Some('d'))) {
+            return Err(err(format!("nodes[{i}]"), n, format!("also the name of a host of replicas[{r}] ({})", cfg.replicas[r].name)));
+        }
+    }
+    let mut names: Vec<String> = Vec::with_capacity(n_nodes as usize);
+    names.extend(cfg.nodes.iter().cloned());
+    for r in &cfg.replicas {
+        for i in 1..=r.count {
+            names.push(format!("{}.s{i}", r.name));
+            names.push(format!("{}.d{i}", r.name));
+        }
+    }
     // ---- addresses
-    let mut node_addr: Vec<u32> = (0..cfg.nodes.len() as u32).map(|i| (10u32 << 24) | (i & 0x00FF_FFFF)).collect();
+    let mut node_addr: Vec<u32> = (0..n_nodes as u32).map(|i| (10u32 << 24) | (i & 0x00FF_FFFF)).collect();
+    let mut topo_replicas = replicas;
+    let find = |field: String, name: &str, reps: &[ReplicaNodes]| find_node(cfg, &node_ix, reps, field, name);
     for (name, a) in &cfg.addresses {
-        let i = node(format!("addresses.{name}"), name)?;
+        let i = find(format!("addresses.{name}"), name, &topo_replicas)?;
         node_addr[i as usize] = parse_addr(&format!("addresses.{name}"), a)?;
     }
     // ---- links
-    let mut links: Vec<Link> = Vec::new();
-    let mut link_pairs: Vec<(u32, u32)> = Vec::new();
-    let mut seen_pairs: HashMap<(u32, u32), usize> = HashMap::new();
+    let n_links = cfg.links.len() * 2 + cfg.replicas.iter().map(|r| r.count as usize * 4).sum::<usize>();
+    let mut set = LinkSet { cfg, names: &names, links: Vec::with_capacity(n_links), pairs: Vec::with_capacity(n_links), seen: HashMap::new() };
     for (i, l) in cfg.links.iter().enumerate() {
         let f = format!("links[{i}]");
         let s = node(format!("{f}.src"), &l.src)?;
@@ -62,55 +212,33 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
         if s == d {
             return Err(err(format!("{f}.dst"), &l.dst, "a link must join two different nodes"));
         }
-        let rate = positive(&format!("{f}.rate_bps"), l.rate_bps)?;
-        if rate < 1.0 {
-            return Err(err(format!("{f}.rate_bps"), rate, "must be at least 1 bit/s"));
-        }
-        let delay_t = time_s(&format!("{f}.delay_s"), l.delay_s)?;
-        let delay = l.delay_s;
-        let loss = probability(&format!("{f}.loss"), l.loss)?;
-        let mut dirs = vec![(s, d, &l.queue, rate, delay, delay_t, loss)];
-        if l.duplex {
-            let (rrate, rdelay, rdelay_t) = reverse_direction(&f, l, rate, delay, delay_t)?;
-            let rloss = match l.reverse_loss {
-                None => loss,
-                Some(p) => probability(&format!("{f}.reverse_loss"), p)?,
-            };
-            dirs.push((d, s, l.reverse_queue.as_ref().unwrap_or(&l.queue), rrate, rdelay, rdelay_t, rloss));
-        } else {
-            for (name, given) in [("reverse_rate_bps", l.reverse_rate_bps.is_some()), ("reverse_delay_s", l.reverse_delay_s.is_some()), ("reverse_queue", l.reverse_queue.is_some()), ("reverse_loss", l.reverse_loss.is_some())] {
-                if given {
-                    return Err(err(format!("{f}.{name}"), "set", "only a duplex link has a reverse direction (duplex = false)"));
-                }
-            }
-        }
-        for (k, (a, b, q, rate, delay, delay_t, loss)) in dirs.into_iter().enumerate() {
-            if let Some(prev) = seen_pairs.insert((a, b), i) {
-                return Err(err(
-                    format!("{f}"),
-                    format!("{}->{}", cfg.nodes[a as usize], cfg.nodes[b as usize]),
-                    format!("duplicate link (also defined by links[{prev}])"),
-                ));
-            }
-            let qf = if k == 0 { format!("{f}.queue") } else { format!("{f}.reverse_queue") };
-            let queue = crate::net::queue::build(&qf, q, rate, delay)?;
-            let mut link = Link::new(a, b, rate.round() as u64, delay_t, queue);
-            if loss > 0.0 {
-                let name = format!("loss:{}->{}", cfg.nodes[a as usize], cfg.nodes[b as usize]);
-                link.set_loss(Some(Box::new(RandomLoss { p: loss, rng: Rng::for_source(cfg.seed, &name), lost: 0 })));
-            }
-            links.push(link);
-            link_pairs.push((a, b));
+        set.add(&f, s, d, l, Some(i))?;
+    }
+    for (k, r) in cfg.replicas.iter().enumerate() {
+        let rn = topo_replicas[k];
+        let (fa, fd) = (format!("replicas[{k}].access"), format!("replicas[{k}].dst_access"));
+        let access = r.access.to_link();
+        let dst_access = r.dst_access.as_ref().map(|a| a.to_link());
+        let (dl, dfield) = match &dst_access {
+            Some(l) => (l, &fd),
+            None => (&access, &fa),
+        };
+        for i in 0..r.count {
+            let (hs, hd) = rn.hosts(i);
+            set.add(&fa, hs, rn.src, &access, None)?;
+            set.add(dfield, rn.dst, hd, dl, None)?;
         }
     }
-    let routes = Routes::new(cfg.nodes.len(), &link_pairs);
+    let LinkSet { links, pairs: link_pairs, .. } = set;
+    let routes = Routes::new(names.len(), &link_pairs);
+    drop(link_pairs);
     let traced_links: Vec<String> = cfg.trace.links.clone();
     let net_trace = if cfg.trace.packets { Some(PacketTrace::default()) } else { None };
-    let mut net = Network::new(links, cfg.nodes.clone(), routes, Rng::for_source(cfg.seed, "queues"), net_trace);
+    let mut net = Network::new(links, names, routes, Rng::for_source(cfg.seed, "queues"), net_trace);
     // ---- node elements
     for (i, e) in cfg.elements.iter().enumerate() {
         let f = format!("elements[{i}]");
-        let n = node(format!("{f}.node"), e.node())?;
+        let n = find(format!("{f}.node"), e.node(), &topo_replicas)?;
         let el = crate::net::element::build(&f, e, n)?;
         net.add_element(&f, el)?;
     }
@@ -125,7 +253,20 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
             net.links[l].set_traced(traced_links.is_empty() || traced_links.contains(n));
         }
     }
-    Ok(Topology { net, node_ix, node_addr })
+    topo_replicas.shrink_to_fit();
+    Ok(Topology { net, node_ix, node_addr, replicas: topo_replicas })
+}
+
+/// A replica's name: not empty and not another replica's.
+fn check_replica_name(cfg: &SimConfig, f: &str, k: usize) -> Result<(), ConfigError> {
+    let name = &cfg.replicas[k].name;
+    if name.is_empty() {
+        return Err(err(format!("{f}.name"), "\"\"", "replica names must not be empty"));
+    }
+    if let Some(prev) = cfg.replicas[..k].iter().position(|r| &r.name == name) {
+        return Err(err(format!("{f}.name"), name, format!("duplicate replica name (also replicas[{prev}])")));
+    }
+    Ok(())
 }
 
 /// Rate and delay of a duplex link's reverse direction: its own (`reverse_rate_bps`,

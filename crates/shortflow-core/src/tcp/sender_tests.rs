@@ -174,7 +174,7 @@ fn no_restart_carries_the_window_over_idle() {
 fn spand_paces_its_first_window() {
     let cfg: SpandConfig = serde_json::from_str(r#"{"gateway": "gw", "bucket_depth": 2}"#).unwrap();
     assert_eq!(cfg.infeasible_policy, InfeasiblePolicy::default());
-    let mut r = Rig::one(&newreno(r#", "window": 100"#), AnyStartup::Spand(Spand::new(&cfg, 0, 100)));
+    let mut r = Rig::one(&newreno(r#", "window": 100"#), AnyStartup::Spand(Box::new(Spand::new(&cfg, 0, 100))));
     let mut gw = Gateway::new(SimTime::from_secs(300), 1, 24).unwrap();
     gw.report(0x0A00_0001, ms(0), 8.0, 0.08); // W_c 8, RTT 80 ms
     r.shared.paths.gateways.push(gw);
@@ -424,7 +424,7 @@ const SPAND_DST: u32 = 0x0A00_0001;
 fn spand_rig(extra: &str, samples: &[(f64, f64)]) -> Rig {
     let cfg: SpandConfig = serde_json::from_str(&format!(r#"{{"gateway": "gw"{extra}}}"#)).unwrap();
     let r_tcp = newreno(r#", "window": 100"#);
-    let mut r = Rig::one(&r_tcp, AnyStartup::Spand(Spand::new(&cfg, 0, 100)));
+    let mut r = Rig::one(&r_tcp, AnyStartup::Spand(Box::new(Spand::new(&cfg, 0, 100))));
     let mut gw = Gateway::new(SimTime::from_secs(300), 1, 24).unwrap();
     for &(wc, rtt) in samples {
         gw.report(SPAND_DST, ms(0), wc, rtt);

@@ -37,78 +37,68 @@ pub struct FlowInfo {
 
 /// Validate `cfg.apps`, build them and schedule their first events.
 pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) -> Result<Apps, ConfigError> {
-    let mut udp_src_app: Vec<Option<u32>> = vec![None; cfg.flows.len()];
+    // Every flow: the explicit ones, then the replicas' copies.
+    let n_flows = flows.len();
+    let mut udp_src_app: Vec<Option<u32>> = vec![None; n_flows];
     let mut apps: Vec<App> = Vec::with_capacity(cfg.apps.len());
-    let mut flow_app: Vec<Option<u32>> = vec![None; cfg.flows.len()];
+    let mut flow_app: Vec<Option<u32>> = vec![None; n_flows];
     let mut finite_apps_left = 0;
     let mut waiters: Vec<Waiter> = Vec::new();
     let flow_ix: HashMap<&str, u32> = cfg.flows.iter().enumerate().map(|(i, f)| (f.name.as_str(), i as u32)).collect();
+    // A replica's copies follow the explicit flows.
+    let mut replica_first = Vec::with_capacity(cfg.replicas.len());
+    let mut next = cfg.flows.len() as u32;
+    for r in &cfg.replicas {
+        replica_first.push(next);
+        next += r.count;
+    }
     let flow_of = |field: String, name: &str| -> Result<u32, ConfigError> {
-        flow_ix
-            .get(name)
-            .copied()
-            .ok_or_else(|| err(field, name, format!("unknown flow{}", suggest(name, cfg.flows.iter().map(|f| &f.name)))))
+        if let Some(&i) = flow_ix.get(name) {
+            return Ok(i);
+        }
+        if let Some((r, i)) = crate::net::build::replica_member(cfg, name, None) {
+            return Ok(replica_first[r] + i);
+        }
+        Err(err(field, name, format!("unknown flow{}", suggest(name, cfg.flows.iter().map(|f| &f.name)))))
+    };
+    let flow_name = |fi: u32| -> String {
+        match cfg.flows.get(fi as usize) {
+            Some(f) => f.name.clone(),
+            None => {
+                let r = replica_first.iter().rposition(|&first| first <= fi).expect("a replica's flow");
+                format!("{}.{}", cfg.replicas[r].name, fi - replica_first[r] + 1)
+            }
+        }
     };
     for (i, a) in cfg.apps.iter().enumerate() {
         let f = format!("apps[{i}]");
         let ai = apps.len() as u32;
         let claim = |fi: u32, field: String, flow_app: &mut Vec<Option<u32>>| -> Result<(), ConfigError> {
             if let Some(prev) = flow_app[fi as usize] {
-                return Err(err(field, &cfg.flows[fi as usize].name, format!("flow already driven by apps[{prev}]")));
+                return Err(err(field, flow_name(fi), format!("flow already driven by apps[{prev}]")));
             }
             flow_app[fi as usize] = Some(ai);
             Ok(())
         };
         let tcp_sender = |fi: u32, field: String| -> Result<u32, ConfigError> {
-            flows[fi as usize].sender.ok_or_else(|| err(field, &cfg.flows[fi as usize].name, "this application needs a TCP flow"))
+            flows[fi as usize].sender.ok_or_else(|| err(field, flow_name(fi), "this application needs a TCP flow"))
         };
         match a {
             AppConfig::Ftp { flow, start_s, bytes, start_jitter_s, start_after, stop_s, duration_s } => {
                 let fi = flow_of(format!("{f}.flow"), flow)?;
                 let sender = tcp_sender(fi, format!("{f}.flow"))?;
                 claim(fi, format!("{f}.flow"), &mut flow_app)?;
-                let s0 = secs(&format!("{f}.start_s"), *start_s)?;
-                let j = secs(&format!("{f}.start_jitter_s"), *start_jitter_s)?;
-                if let Some(b) = bytes {
-                    if *b == 0 {
-                        return Err(err(format!("{f}.bytes"), b, "must be at least 1 byte"));
+                let mut after = Vec::with_capacity(start_after.len());
+                for (k, name) in start_after.iter().enumerate() {
+                    let w = flow_of(format!("{f}.start_after[{k}]"), name)?;
+                    if w == fi {
+                        return Err(err(format!("{f}.start_after[{k}]"), name, "an application cannot wait for its own flow"));
                     }
-                    finite_apps_left += 1;
+                    after.push(w);
                 }
-                let s = if j > 0.0 { s0 + Rng::for_source(cfg.seed, &format!("ftp:{flow}")).uniform() * j } else { s0 };
-                let start = time_s(&format!("{f}.start_s"), s)?;
-                if start_after.is_empty() {
-                    sched.at(start, Event::App { app: ai, token: 0 });
-                } else {
-                    let mut after = Vec::with_capacity(start_after.len());
-                    for (k, name) in start_after.iter().enumerate() {
-                        let w = flow_of(format!("{f}.start_after[{k}]"), name)?;
-                        if w == fi {
-                            return Err(err(format!("{f}.start_after[{k}]"), name, "an application cannot wait for its own flow"));
-                        }
-                        after.push(w);
-                    }
-                    waiters.push(Waiter { app: ai, flows: after, delay: start, fired: false });
-                }
-                let stop = match (stop_s, duration_s) {
-                    (None, None) => None,
-                    (Some(_), Some(_)) => {
-                        return Err(err(format!("{f}.duration_s"), duration_s.unwrap_or_default(), "give stop_s or duration_s, not both"));
-                    }
-                    _ if bytes.is_some() => {
-                        let which = if stop_s.is_some() { "stop_s" } else { "duration_s" };
-                        return Err(err(format!("{f}.{which}"), stop_s.or(*duration_s).unwrap_or_default(), "a lifetime needs an infinite source (no bytes)"));
-                    }
-                    (Some(t), None) => {
-                        let t = time_s(&format!("{f}.stop_s"), *t)?;
-                        if start_after.is_empty() && t <= start {
-                            return Err(err(format!("{f}.stop_s"), stop_s.unwrap_or_default(), format!("must be after the start ({} s)", start.as_secs_f64())));
-                        }
-                        Some(super::FtpStop::At(t))
-                    }
-                    (None, Some(d)) => Some(super::FtpStop::After(positive_time_s(&format!("{f}.duration_s"), *d)?)),
-                };
-                apps.push(App::Ftp { sender, start, bytes: *bytes, stop });
+                let spec = FtpSpec { start_s: *start_s, bytes: *bytes, start_jitter_s: *start_jitter_s, stop_s: *stop_s, duration_s: *duration_s };
+                let app = ftp_app(&f, flow, sender, ai, &spec, after, cfg.seed, sched, &mut waiters, &mut finite_apps_left)?;
+                apps.push(app);
             }
             AppConfig::Rounds(rc) => {
                 if rc.flows.is_empty() {
@@ -345,7 +335,7 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                     }
                     conn_flows.push(v);
                 }
-                let (w, starts) = super::web::build(&f, wc, cfg.seed, flows, &conn_flows, cfg.flows.len())?;
+                let (w, starts) = super::web::build(&f, wc, cfg.seed, flows, &conn_flows, n_flows)?;
                 w.schedule_starts(ai, &starts, sched);
                 finite_apps_left += 1;
                 apps.push(App::Web(Box::new(w)));
@@ -371,6 +361,34 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
             }
         }
     }
+    // Replicas: one FTP application per copy, after the explicit applications.
+    let mut fi = cfg.flows.len() as u32;
+    let mut name = String::new();
+    for (k, r) in cfg.replicas.iter().enumerate() {
+        let Some(ReplicaAppConfig::Ftp { start_s, stagger_s, bytes, start_jitter_s, stop_s, duration_s }) = &r.app else {
+            fi += r.count;
+            continue;
+        };
+        let f = format!("replicas[{k}].app");
+        secs(&format!("{f}.stagger_s"), *stagger_s)?;
+        apps.reserve(r.count as usize);
+        for i in 0..r.count {
+            let ai = apps.len() as u32;
+            if let Some(prev) = flow_app[fi as usize] {
+                return Err(err(f.clone(), flow_name(fi), format!("flow already driven by apps[{prev}]")));
+            }
+            flow_app[fi as usize] = Some(ai);
+            let sender = flows[fi as usize].sender.expect("a replica's flows are TCP");
+            name.clear();
+            use std::fmt::Write;
+            let _ = write!(name, "{}.{}", r.name, i + 1);
+            // As the Python expansion writes a copy's start: 15 significant digits.
+            let start_s = round15(start_s + i as f64 * stagger_s);
+            let spec = FtpSpec { start_s, bytes: *bytes, start_jitter_s: *start_jitter_s, stop_s: *stop_s, duration_s: *duration_s };
+            apps.push(ftp_app(&f, &name, sender, ai, &spec, Vec::new(), cfg.seed, sched, &mut waiters, &mut finite_apps_left)?);
+            fi += 1;
+        }
+    }
     // Timed weight changes of TCP-session members.
     for (i, fl) in cfg.flows.iter().enumerate() {
         let (Some(sc), Some(sender)) = (&fl.session, flows[i].sender) else { continue };
@@ -384,6 +402,74 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
             apps.push(App::SetWt { sender, weight: w.weight });
         }
     }
-    let first_done = vec![false; cfg.flows.len()];
+    let first_done = vec![false; n_flows];
     Ok(Apps { list: apps, flow_app, udp_src_app, finite_left: finite_apps_left, waiters, first_done })
+}
+
+/// An FTP application's settings (`AppConfig::Ftp`, or a replica's copy).
+struct FtpSpec {
+    start_s: f64,
+    bytes: Option<u64>,
+    start_jitter_s: f64,
+    stop_s: Option<f64>,
+    duration_s: Option<f64>,
+}
+
+/// Validate an FTP application (field path `f`) of flow `flow` (its TCP `sender`) and
+/// build it as application `ai`: its start is scheduled, or it waits for the flows
+/// `after` (with its start counted from then).
+#[allow(clippy::too_many_arguments)]
+fn ftp_app(
+    f: &str,
+    flow: &str,
+    sender: u32,
+    ai: u32,
+    spec: &FtpSpec,
+    after: Vec<u32>,
+    seed: u64,
+    sched: &mut Scheduler,
+    waiters: &mut Vec<Waiter>,
+    finite_apps_left: &mut usize,
+) -> Result<App, ConfigError> {
+    let FtpSpec { start_s, bytes, start_jitter_s, stop_s, duration_s } = *spec;
+    let s0 = secs(&format!("{f}.start_s"), start_s)?;
+    let j = secs(&format!("{f}.start_jitter_s"), start_jitter_s)?;
+    if let Some(b) = bytes {
+        if b == 0 {
+            return Err(err(format!("{f}.bytes"), b, "must be at least 1 byte"));
+        }
+        *finite_apps_left += 1;
+    }
+    let s = if j > 0.0 { s0 + Rng::for_source(seed, &format!("ftp:{flow}")).uniform() * j } else { s0 };
+    let start = time_s(&format!("{f}.start_s"), s)?;
+    let waits = !after.is_empty();
+    if waits {
+        waiters.push(Waiter { app: ai, flows: after, delay: start, fired: false });
+    } else {
+        sched.at(start, Event::App { app: ai, token: 0 });
+    }
+    let stop = match (stop_s, duration_s) {
+        (None, None) => None,
+        (Some(_), Some(_)) => {
+            return Err(err(format!("{f}.duration_s"), duration_s.unwrap_or_default(), "give stop_s or duration_s, not both"));
+        }
+        _ if bytes.is_some() => {
+            let which = if stop_s.is_some() { "stop_s" } else { "duration_s" };
+            return Err(err(format!("{f}.{which}"), stop_s.or(duration_s).unwrap_or_default(), "a lifetime needs an infinite source (no bytes)"));
+        }
+        (Some(t), None) => {
+            let tt = time_s(&format!("{f}.stop_s"), t)?;
+            if !waits && tt <= start {
+                return Err(err(format!("{f}.stop_s"), t, format!("must be after the start ({} s)", start.as_secs_f64())));
+            }
+            Some(super::FtpStop::At(tt))
+        }
+        (None, Some(d)) => Some(super::FtpStop::After(positive_time_s(&format!("{f}.duration_s"), d)?)),
+    };
+    Ok(App::Ftp { sender, start, bytes, stop })
+}
+
+/// `x` rounded to 15 significant digits, as Python's `float(f"{x:.15g}")`.
+fn round15(x: f64) -> f64 {
+    format!("{x:.14e}").parse().unwrap_or(x)
 }

@@ -34,7 +34,7 @@ impl DropTail {
     }
 
     pub fn with(limit: u32, victim: Victim, stages: Stages) -> Self {
-        DropTail { buf: Buffer::new(limit, victim, stages), limit }
+        DropTail { buf: Buffer::new(victim, stages), limit }
     }
 
     /// From `{kind = "drop_tail", limit_pkts, victim, stages}` (or the alias

@@ -246,7 +246,7 @@ impl Red {
             Victim::Tail
         };
         Ok(Red {
-            buf: Buffer::new(cfg.limit_pkts, victim, Stages::default()),
+            buf: Buffer::new(victim, Stages::default()),
             q_bytes: 0,
             qib: cfg.queue_in_bytes,
             bytes: cfg.bytes,

@@ -218,7 +218,7 @@ mod tests {
 
     fn policy(json: &str) -> AnyStartup {
         let c: FairShareConfig = serde_json::from_str(json).unwrap();
-        AnyStartup::FairShare(FairShare::from_config("startup", &c, 100).unwrap())
+        AnyStartup::FairShare(Box::new(FairShare::from_config("startup", &c, 100).unwrap()))
     }
 
     /// Ack every outstanding packet of `k` at `t`, one ack each.

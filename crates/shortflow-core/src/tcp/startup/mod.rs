@@ -193,7 +193,9 @@ pub trait StartupPolicy {
     }
 }
 
-/// The start-up policy of one connection (enum dispatch on the hot path).
+/// The start-up policy of one connection (enum dispatch on the hot path). Policies
+/// larger than a few words are boxed, so that a connection with ns-2's start-up (every
+/// connection of a large scale run) does not carry the largest policy's size inline.
 #[derive(Clone, Debug)]
 pub enum AnyStartup {
     /// ns-2 behaviour: nothing beyond the TCP knobs (built-in slow-start restart).
@@ -203,11 +205,11 @@ pub enum AnyStartup {
     /// cwnd and ssthresh carry over idle periods.
     NoRestart(NoRestart),
     /// TCP/SPAND.
-    Spand(Spand),
+    Spand(Box<Spand>),
     /// TCP Fast Start (thesis ch. 8).
     FastStart(Box<FastStart>),
     /// Fair-share slow start (P3): LISS, ISS, MISS, JS, Cached, Averaged.
-    FairShare(FairShare),
+    FairShare(Box<FairShare>),
     /// Linux: restart after idle, HyStart / HyStart++.
     Linux(Box<LinuxStart>),
     /// Tests of the sender's side of the contract.
@@ -251,9 +253,9 @@ impl AnyStartup {
             StartupConfig::Ns2 => AnyStartup::Ns2(Ns2),
             StartupConfig::IdleRestart => AnyStartup::IdleRestart(IdleRestart),
             StartupConfig::NoRestart => AnyStartup::NoRestart(NoRestart),
-            StartupConfig::Spand(sc) => AnyStartup::Spand(Spand::from_config(field, sc, tcp_window, resolve_gateway)?),
+            StartupConfig::Spand(sc) => AnyStartup::Spand(Box::new(Spand::from_config(field, sc, tcp_window, resolve_gateway)?)),
             StartupConfig::FastStart(fc) => AnyStartup::FastStart(Box::new(FastStart::from_config(field, fc)?)),
-            StartupConfig::FairShare(fc) => AnyStartup::FairShare(FairShare::from_config(field, fc, tcp_window)?),
+            StartupConfig::FairShare(fc) => AnyStartup::FairShare(Box::new(FairShare::from_config(field, fc, tcp_window)?)),
             StartupConfig::Linux(lc) => AnyStartup::Linux(Box::new(LinuxStart::from_config(field, lc)?)),
         })
     }

@@ -35,9 +35,10 @@ impl TcpConn {
         self.rec.as_deref_mut().expect("SACK recovery")
     }
 
-    /// The smoothed RTT, if there is a sample.
+    /// The smoothed RTT of the block's estimator (Linux's with the Linux RTO), if
+    /// there is a sample.
     fn srtt(&self, cb: &ControlBlock) -> Option<SimTime> {
-        let s = cb.rtt.srtt_s(&self.p.rtt);
+        let s = cb.srtt_s(&self.p.rtt);
         (s > 0.0).then(|| SimTime::from_secs_f64(s))
     }
 
@@ -321,7 +322,7 @@ impl TcpConn {
             return;
         }
         let now = cx.now();
-        let rto = SimTime::from_secs_f64(cb.rtt.timeout(&self.p.rtt));
+        let rto = SimTime::from_secs_f64(cb.rto_s(&self.p.rtt));
         let rto_left = if advancing {
             Some(rto)
         } else {

@@ -237,3 +237,32 @@ fn the_probe_timeout_reads_linux_srtt_with_the_linux_rto() {
     assert_eq!(sent_at(&mut r), vec![(426, 9)], "the probe resends the last segment at 426.98 ms");
     assert_eq!(r.conn(0).ctr.loss_probes, 1);
 }
+
+/// Linux `tcp_xmit_retransmit_queue`: resending the first unacknowledged segment
+/// restarts the RTO. Segments 1..=4 are lost; the probe (new segment 5, at 302 ms)
+/// arms the RTO for 602 ms; its SACK comes back late (552 ms, a long queue), RACK marks
+/// 1..=4 lost and recovery resends 1 at once. The RTO now runs from 552 ms, so the
+/// ack of the retransmission at 702 ms arrives first: no timeout.
+#[test]
+fn resending_the_first_hole_restarts_the_rto() {
+    let mut r = rig(RACK, r#", "window_init": 5, "rto": {"kind": "linux"}"#);
+    r.transfer(ms(0), 0, 9);
+    r.sent();
+    // Segment 0 acked at 100 ms: srtt 100 ms, RTO 100 + 200 = 300 ms.
+    r.ack(ms(100), 0, 0);
+    assert_eq!(sent_at(&mut r), vec![(100, 5), (100, 6)], "slow start: the acked one and one more");
+    // The probe sends new segment 7 at 300 ms: 2 srtt + 2 ms after the last send,
+    // capped by what is left of the RTO of segment 1 (sent at 0; tcp_rto_delta_us).
+    r.run_to(ms(302));
+    assert_eq!(sent_at(&mut r), vec![(300, 7)]);
+    // The SACK of 5..=7 arrives at 552 ms: 1..=4 are lost; recovery resends from 1
+    // (PRR: ssthresh 3, pipe 0, three delivered: 1, 2, 3).
+    r.ack_sack(ms(552), 0, 0, &[(5, 8)]);
+    assert_eq!(sent_at(&mut r), vec![(552, 1), (552, 2), (552, 3)]);
+    r.run_to(ms(700));
+    assert_eq!(r.sent_seqs(), Vec::<i64>::new(), "the RTO armed at the probe (600 ms) was restarted at 552 ms");
+    r.ack_sack(ms(702), 0, 1, &[(5, 8)]);
+    r.run_to(ms(800));
+    let c = r.conn(0).ctr;
+    assert_eq!((c.timeouts, c.loss_probes, c.sack_recoveries), (0, 1, 1));
+}

@@ -28,6 +28,10 @@ def run(
 def resolve(config_json: str) -> str:
     """The configuration with every default filled in, as JSON."""
 
+def resolve_tcp_profile(tcp_json: str) -> str:
+    """A flow's ``tcp`` table with its profile's values filled in for every field it
+    leaves out (the core's rule), as JSON. Raises ValueError for an unknown profile."""
+
 def cwnd_opt(
     f_pkts: int, wc: int, b: float = 1.0, shift: bool = True, policy: Literal["eq2", "one"] = "eq2", max_wnd: int = 0
 ) -> int:

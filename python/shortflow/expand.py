@@ -750,16 +750,23 @@ class _Builder:
     def recovery_needs_sack(self, where: str, g: FlowGroup, tcp: dict[str, Any]) -> None:
         """The SACK recovery kinds read SACK blocks, and PRR runs only in them (after
         merging [tcp] and the group's tcp): the core would reject the flow."""
+        if tcp.get("profile") is not None:
+            # What the profile fills for the fields left out comes from the core
+            # (shortflow_core::profile), not from a copy of the profile here.
+            from .native import resolve_tcp_profile
+
+            resolved = resolve_tcp_profile(tcp)
+            if resolved is None:
+                return  # an unknown profile: the core's error names tcp.profile
+            tcp = resolved
         rec = tcp.get("recovery") or {}
-        # The Linux profile fills sack = true and recovery = rack_tlp with PRR when left out.
-        linux = tcp.get("profile") == "linux"
-        kind = rec.get("kind", "rack_tlp" if linux else "ns2")
+        kind = rec.get("kind", "ns2")
 
         def origin(name: str) -> str:
             if g.tcp is not None and getattr(g.tcp, name) is not None:
                 return f"{where}.tcp.{name}"
             return f"tcp.{name}"
-        if kind != "ns2" and not tcp.get("sack", linux):
+        if kind != "ns2" and not tcp.get("sack", False):
             self.fail(f"{origin('recovery')}.kind",
                       f"recovery {kind!r} needs SACK: set tcp.sack = true (flow group {g.name!r})", kind)
         if kind == "ns2" and rec.get("prr"):

@@ -93,6 +93,16 @@ def resolve(config: dict[str, Any] | str) -> dict[str, Any]:
     return json.loads(resolve_json(config))
 
 
+def resolve_tcp_profile(tcp: Mapping[str, Any]) -> Optional[dict[str, Any]]:
+    """A flow's ``tcp`` table with its ``profile`` resolved by the core (every field the
+    profile fills), or None when the core rejects the profile (its own error names it
+    when the flow is built)."""
+    try:
+        return json.loads(core().resolve_tcp_profile(json.dumps(dict(tcp))))
+    except ValueError:
+        return None
+
+
 def run_json(config_json: str, progress: Optional[Callable[[int, float, float], None]] = None) -> str:
     """Run one simulation (GIL released) and return the results JSON. ``progress(events,
     sim_time_s, duration_s)`` is called now and then during the run when given."""

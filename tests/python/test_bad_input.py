@@ -366,6 +366,11 @@ SCENARIO_CASES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
                                              put("flows.conn.tcp", {"sack": False})),
      "tcp.recovery.kind", "needs SACK"),
     ("conflict-prr-with-ns2", put("tcp.recovery", {"prr": True}), "tcp.recovery.prr", "SACK recovery kind"),
+    # what the Linux profile fills (sack = true, rack_tlp + PRR) comes from the core's profile
+    ("conflict-linux-profile-sack-off", both(put("tcp.profile", "linux"), put("tcp.sack", False)),
+     "tcp.recovery.kind", "needs SACK"),
+    ("conflict-linux-profile-prr-ns2", both(put("tcp.profile", "linux"), put("tcp.recovery", {"kind": "ns2", "prr": True})),
+     "tcp.recovery.prr", "SACK recovery kind"),
     ("conflict-minrto-maxrto", both(put("tcp.minrto", "2s"), put("tcp.maxrto", "1s")), "tcp.minrto", "= 2.0"),
     ("conflict-minrto-core-default", put("tcp.minrto", "90s"), "tcp.minrto", "= 90.0"),
     ("conflict-minrto-group-maxrto", both(put("tcp.minrto", "2s"), put("flows.conn.tcp", {"maxrto": "1s"})),

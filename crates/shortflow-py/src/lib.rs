@@ -162,6 +162,24 @@ fn resolve(config_json: &str) -> PyResult<String> {
     })
 }
 
+/// A flow's `tcp` table (JSON object) with its profile's values filled in for every
+/// field it leaves out (`shortflow_core::profile::resolve`, the rule the core applies
+/// when it builds the flow), as JSON. Lets the Python checks see what a profile implies
+/// without a second copy of the profile. Raises ValueError naming `tcp.profile` for an
+/// unknown profile.
+#[pyfunction]
+fn resolve_tcp_profile(tcp_json: &str) -> PyResult<String> {
+    guard("resolve_tcp_profile", || {
+        let v: serde_json::Value = serde_json::from_str(tcp_json).map_err(|e| PyValueError::new_err(format!("tcp: {e}")))?;
+        let serde_json::Value::Object(mut tcp) = v else {
+            return Err(PyValueError::new_err("tcp: must be a table"));
+        };
+        let (mut sink, mut startup) = (serde_json::Map::new(), None);
+        shortflow_core::profile::resolve(&mut tcp, &mut sink, &mut startup).map_err(PyValueError::new_err)?;
+        serde_json::to_string(&tcp).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    })
+}
+
 /// TCP/SPAND optimal initial window (packets) for a transfer of `f_pkts` packets
 /// given the congestion-window estimate `wc` and `b` packets per ack.
 #[pyfunction]
@@ -362,6 +380,7 @@ fn version() -> &'static str {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_tcp_profile, m)?)?;
     m.add_function(wrap_pyfunction!(idle_footprint, m)?)?;
     m.add_function(wrap_pyfunction!(cwnd_opt, m)?)?;
     m.add_function(wrap_pyfunction!(cwnd_opt_detail, m)?)?;

@@ -181,6 +181,18 @@ impl ControlBlock {
         }
     }
 
+    /// The smoothed RTT (s) of whichever estimator the block runs (0 before the first
+    /// sample): Linux's `srtt_us` in µs with the Linux RTO, else ns-2's in whole ticks.
+    /// The SACK recovery's probe timeout and RACK's reordering window read it (Linux
+    /// `tcp_schedule_loss_probe`, `tcp_rack_reo_wnd`).
+    #[inline]
+    pub fn srtt_s(&self, p: &RttParams) -> f64 {
+        match self.linux_rtt.as_deref() {
+            Some(l) => l.srtt_s(),
+            None => self.rtt.srtt_s(p),
+        }
+    }
+
     /// Back the RTO off after an expiry.
     pub fn backoff_rto(&mut self, p: &RttParams) {
         match self.linux_rtt.as_deref_mut() {

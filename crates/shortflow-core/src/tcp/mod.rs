@@ -24,6 +24,8 @@ pub mod sink;
 pub mod startup;
 
 #[cfg(test)]
+pub(crate) mod fixtures;
+#[cfg(test)]
 pub(crate) mod rig;
 #[cfg(test)]
 mod sender_tests;

@@ -238,7 +238,7 @@ impl CongestionControl for Cubic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::cc::linux_reno::tests::{ack, tcb};
+    use crate::tcp::fixtures::{ack, tcb};
 
     #[test]
     fn constants_are_linux_s() {
@@ -293,7 +293,7 @@ mod tests {
         // No loss yet (last_max_cwnd 0), cwnd 40 above ssthresh: cnt is capped at 20.
         let mut c = Cubic::default();
         let mut t = tcb(40.0, 30);
-        c.usage.on_send(&t, &crate::tcp::cc::linux_reno::tests::send(40, 39));
+        c.usage.on_send(&t, &crate::tcp::fixtures::send(40, 39));
         let mut a = ack(1, 1);
         a.rtt = Some(SimTime::from_millis(100));
         c.on_ack(&mut t, &a);

@@ -167,52 +167,10 @@ impl CongestionControl for LinuxReno {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use crate::config::TcpVariant;
-    use crate::tcp::cc::CwndAction;
+    use crate::tcp::fixtures::{ack, send, tcb};
     use crate::time::SimTime;
-
-    pub(crate) fn tcb(cwnd: f64, ssthresh: i32) -> Tcb {
-        Tcb {
-            variant: TcpVariant::Newreno,
-            cwnd,
-            ssthresh,
-            wnd: 1000.0,
-            dupwnd: 0,
-            wnd_init: 10,
-            wnd_init_option: 1,
-            wnd_restart: 1.0,
-            maxcwnd: 0,
-            increase_num: 1.0,
-            decrease_num: 0.5,
-            last_cwnd_action: CwndAction::None,
-            first_decrease: true,
-            packet_size: 1448,
-        }
-    }
-
-    pub(crate) fn ack(ackno: i64, newly: u32) -> AckSample {
-        AckSample {
-            now: SimTime::ZERO,
-            flow: 0,
-            ackno,
-            newly_acked: newly,
-            newly_acked_bytes: newly as u64 * 1448,
-            newly_sacked: 0,
-            rtt: None,
-            in_flight: 0,
-            dupacks: 0,
-            ece: false,
-            round_done: false,
-            round: 0,
-            rate: None,
-        }
-    }
-
-    pub(crate) fn send(seq: i64, in_flight: u32) -> SendMeta {
-        SendMeta { now: SimTime::ZERO, flow: 0, seq, retransmit: false, size: 1500, in_flight }
-    }
 
     fn view_send(c: &mut LinuxReno, t: &Tcb, seq: i64, in_flight: u32) {
         c.usage.on_send(t, &send(seq, in_flight));

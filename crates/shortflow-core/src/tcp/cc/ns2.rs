@@ -110,23 +110,10 @@ mod tests {
     use super::*;
     use crate::config::TcpVariant;
 
+    /// The fixture window as ns-2's tests had it: Reno, IW 1, 1000-byte packets,
+    /// receiver window 100.
     fn tcb(cwnd: f64, ssthresh: i32) -> Tcb {
-        Tcb {
-            variant: TcpVariant::Reno,
-            cwnd,
-            ssthresh,
-            wnd: 100.0,
-            dupwnd: 0,
-            wnd_init: 1,
-            wnd_init_option: 1,
-            wnd_restart: 1.0,
-            maxcwnd: 0,
-            increase_num: 1.0,
-            decrease_num: 0.5,
-            last_cwnd_action: CwndAction::None,
-            first_decrease: true,
-            packet_size: 1000,
-        }
+        Tcb { variant: TcpVariant::Reno, wnd: 100.0, wnd_init: 1, packet_size: 1000, ..crate::tcp::fixtures::tcb(cwnd, ssthresh) }
     }
 
     #[test]

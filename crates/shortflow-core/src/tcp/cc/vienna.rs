@@ -337,30 +337,15 @@ impl CongestionControl for Vienna {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::TcpVariant;
-    use crate::tcp::cc::CwndAction;
+    use crate::tcp::fixtures;
 
+    /// The fixture window with IW 4 and 500-byte packets.
     fn tcb(cwnd: f64, ssthresh: i32) -> Tcb {
-        Tcb {
-            variant: TcpVariant::Newreno,
-            cwnd,
-            ssthresh,
-            wnd: 1000.0,
-            dupwnd: 0,
-            wnd_init: 4,
-            wnd_init_option: 1,
-            wnd_restart: 1.0,
-            maxcwnd: 0,
-            increase_num: 1.0,
-            decrease_num: 0.5,
-            last_cwnd_action: CwndAction::None,
-            first_decrease: true,
-            packet_size: 500,
-        }
+        Tcb { wnd_init: 4, packet_size: 500, ..fixtures::tcb(cwnd, ssthresh) }
     }
 
     fn send(seq: i64, retransmit: bool) -> SendMeta {
-        SendMeta { now: SimTime::ZERO, flow: 0, seq, retransmit, size: 540, in_flight: 0 }
+        SendMeta { size: 540, retransmit, ..fixtures::send(seq, 0) }
     }
 
     fn loss(kind: LossKind) -> LossEvent {
@@ -376,22 +361,9 @@ mod tests {
         }
     }
 
+    /// One 500-byte segment acked.
     fn ack() -> AckSample {
-        AckSample {
-            now: SimTime::ZERO,
-            flow: 0,
-            ackno: 0,
-            newly_acked: 1,
-            newly_acked_bytes: 500,
-            newly_sacked: 0,
-            rtt: None,
-            in_flight: 0,
-            dupacks: 0,
-            ece: false,
-            round_done: false,
-            round: 0,
-            rate: None,
-        }
+        AckSample { newly_acked_bytes: 500, ..fixtures::ack(0, 1) }
     }
 
     #[test]

@@ -150,6 +150,10 @@ pub struct SackRecovery {
     /// Tail loss probes (rack_tlp only).
     pub tlp: bool,
     pub probe: Option<tlp::Episode>,
+    /// Resending the first unacknowledged segment restarts the RTO (Linux
+    /// `tcp_xmit_retransmit_queue`; rack_tlp only -- RFC 6675 leaves the timer to
+    /// RFC 6298, which restarts it only on new acks).
+    pub rearm_on_head_rtx: bool,
     /// The SACK blocks of the ack being processed (set from its options, taken by
     /// the ack's processing; empty for an ack without blocks).
     pub sack_in: crate::net::packet::SackBlocks,
@@ -183,6 +187,7 @@ impl SackRecovery {
         Ok(Some(SackRecovery {
             sb: Scoreboard::default(),
             tlp: cfg.kind == RecoveryKind::RackTlp,
+            rearm_on_head_rtx: cfg.kind == RecoveryKind::RackTlp,
             det,
             state: RecState::Open,
             recover: -1,

@@ -113,8 +113,8 @@ fn a_lost_tail_is_repaired_by_one_probe_and_no_rto() {
     assert_eq!(probes.len(), 1, "one probe: {probes:?}");
     assert_eq!(probes[0].1, 9, "no new data: the last segment again");
     // PTO = 2 SRTT + 200 ms (one segment outstanding), capped by the RTO.
-    let srtt = r.block(0).rtt.srtt_s(&r.conn(0).params().rtt);
-    let rto = r.block(0).rtt.timeout(&r.conn(0).params().rtt);
+    let srtt = r.block(0).srtt_s(&r.conn(0).params().rtt);
+    let rto = r.block(0).rto_s(&r.conn(0).params().rtt);
     let pto_ms = (2.0 * srtt * 1000.0 + 200.0).min(rto * 1000.0);
     assert!((probes[0].0 as f64 - (100.0 + pto_ms)).abs() <= 1.0, "probe at {} ms, PTO {pto_ms} ms", probes[0].0);
     // The probe's ack ends the transfer; the RTO never fires.
@@ -212,4 +212,57 @@ fn an_rto_whose_original_was_delivered_is_spurious() {
     // The original's ack arrives, echoing its timestamp (0): spurious.
     r.ack_sack_ts(ms(3010), 0, 1, &[], SimTime::ZERO);
     assert_eq!(r.conn(0).ctr.spurious_rtos, 1);
+}
+
+/// With Linux's RTO (`rto.kind = "linux"`), the probe timeout is computed from Linux's
+/// smoothed RTT in µs (`tcp_schedule_loss_probe`: 2 srtt + `TCP_TIMEOUT_MIN` with two
+/// segments out), not from ns-2's coarse estimator the block also keeps.
+#[test]
+fn the_probe_timeout_reads_linux_srtt_with_the_linux_rto() {
+    let mut r = rig(RACK, r#", "window_init": 10, "rto": {"kind": "linux"}"#);
+    r.transfer(ms(0), 0, 10);
+    r.sent();
+    // Segments 0..=7 acked one by one at 100, 110, ..., 170 ms: RTT samples 100..170 ms.
+    for a in 0..8 {
+        r.ack(ms(100 + 10 * a as u64), 0, a);
+    }
+    assert_eq!(r.sent_seqs(), Vec::<i64>::new());
+    // srtt: 100, then += (m - srtt)/8 for m = 110..170: 127.49 ms. PTO = 2 srtt + 2 ms
+    // = 256.98 ms after the last ack (below the RTO, srtt + 200 ms): the probe at 426.98 ms.
+    let srtt = r.block(0).srtt_s(&r.conn(0).params().rtt);
+    assert!((srtt * 1000.0 - 127.4887).abs() < 0.01, "Linux srtt {srtt}");
+    r.run_to(ms(426));
+    assert_eq!(r.sent_seqs(), Vec::<i64>::new(), "not before 2 srtt + 2 ms");
+    r.run_to(ms(427));
+    assert_eq!(sent_at(&mut r), vec![(426, 9)], "the probe resends the last segment at 426.98 ms");
+    assert_eq!(r.conn(0).ctr.loss_probes, 1);
+}
+
+/// Linux `tcp_xmit_retransmit_queue`: resending the first unacknowledged segment
+/// restarts the RTO. Segments 1..=4 are lost; the probe (new segment 5, at 302 ms)
+/// arms the RTO for 602 ms; its SACK comes back late (552 ms, a long queue), RACK marks
+/// 1..=4 lost and recovery resends 1 at once. The RTO now runs from 552 ms, so the
+/// ack of the retransmission at 702 ms arrives first: no timeout.
+#[test]
+fn resending_the_first_hole_restarts_the_rto() {
+    let mut r = rig(RACK, r#", "window_init": 5, "rto": {"kind": "linux"}"#);
+    r.transfer(ms(0), 0, 9);
+    r.sent();
+    // Segment 0 acked at 100 ms: srtt 100 ms, RTO 100 + 200 = 300 ms.
+    r.ack(ms(100), 0, 0);
+    assert_eq!(sent_at(&mut r), vec![(100, 5), (100, 6)], "slow start: the acked one and one more");
+    // The probe sends new segment 7 at 300 ms: 2 srtt + 2 ms after the last send,
+    // capped by what is left of the RTO of segment 1 (sent at 0; tcp_rto_delta_us).
+    r.run_to(ms(302));
+    assert_eq!(sent_at(&mut r), vec![(300, 7)]);
+    // The SACK of 5..=7 arrives at 552 ms: 1..=4 are lost; recovery resends from 1
+    // (PRR: ssthresh 3, pipe 0, three delivered: 1, 2, 3).
+    r.ack_sack(ms(552), 0, 0, &[(5, 8)]);
+    assert_eq!(sent_at(&mut r), vec![(552, 1), (552, 2), (552, 3)]);
+    r.run_to(ms(700));
+    assert_eq!(r.sent_seqs(), Vec::<i64>::new(), "the RTO armed at the probe (600 ms) was restarted at 552 ms");
+    r.ack_sack(ms(702), 0, 1, &[(5, 8)]);
+    r.run_to(ms(800));
+    let c = r.conn(0).ctr;
+    assert_eq!((c.timeouts, c.loss_probes, c.sack_recoveries), (0, 1, 1));
 }

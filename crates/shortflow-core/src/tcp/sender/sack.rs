@@ -35,9 +35,10 @@ impl TcpConn {
         self.rec.as_deref_mut().expect("SACK recovery")
     }
 
-    /// The smoothed RTT, if there is a sample.
+    /// The smoothed RTT of the block's estimator (Linux's with the Linux RTO), if
+    /// there is a sample.
     fn srtt(&self, cb: &ControlBlock) -> Option<SimTime> {
-        let s = cb.rtt.srtt_s(&self.p.rtt);
+        let s = cb.srtt_s(&self.p.rtt);
         (s > 0.0).then(|| SimTime::from_secs_f64(s))
     }
 
@@ -263,6 +264,7 @@ impl TcpConn {
     pub(super) fn send_sack(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, maxburst: i32) {
         let mut n = 0;
         let wnd = cb.tcb.wnd as i64;
+        let mut rearm = false;
         loop {
             let rec = self.rec();
             if rec.sb.pipe() >= cb.tcb.window() {
@@ -284,11 +286,19 @@ impl TcpConn {
             if new {
                 self.pacer_sent(cb, cx, seq);
                 self.t_seqno += 1;
+            } else if seq == self.highest_ack + 1 && self.rec().rearm_on_head_rtx && !self.rack_timer.pending() {
+                rearm = true;
             }
             n += 1;
             if maxburst > 0 && n == maxburst {
                 break;
             }
+        }
+        if rearm {
+            // Linux tcp_xmit_retransmit_queue: resending the first unacknowledged
+            // segment restarts the RTO from now (unless the reorder timer holds the
+            // connection's timer), so the repair gets a whole RTO to be acked.
+            self.set_rtx_timer(cb, cx);
         }
         if n > 0 {
             self.arm_tlp(cb, cx, false);
@@ -321,7 +331,7 @@ impl TcpConn {
             return;
         }
         let now = cx.now();
-        let rto = SimTime::from_secs_f64(cb.rtt.timeout(&self.p.rtt));
+        let rto = SimTime::from_secs_f64(cb.rto_s(&self.p.rtt));
         let rto_left = if advancing {
             Some(rto)
         } else {

@@ -95,7 +95,7 @@ impl HyStart {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::cc::linux_reno::tests::{ack, tcb};
+    use crate::tcp::fixtures::{ack, tcb};
 
     fn a(t_ms: f64, rtt_ms: f64, round_done: bool) -> AckSample {
         let mut x = ack(1, 1);

@@ -114,7 +114,7 @@ impl HyStartPP {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::cc::linux_reno::tests::{ack, tcb};
+    use crate::tcp::fixtures::{ack, tcb};
 
     fn a(rtt_ms: u64, round_done: bool) -> AckSample {
         let mut x = ack(1, 1);

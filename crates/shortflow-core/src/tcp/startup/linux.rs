@@ -107,7 +107,7 @@ impl StartupPolicy for LinuxStart {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::cc::linux_reno::tests::tcb;
+    use crate::tcp::fixtures::tcb;
 
     #[test]
     fn restart_halves_per_rto_down_to_the_initial_window() {

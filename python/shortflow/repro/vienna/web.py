@@ -229,6 +229,19 @@ def fig6_quantile_claims(qt: pl.DataFrame, n: int, users: int, claim: Callable[.
     ]
 
 
+def _variant_lines(ax, t: pl.DataFrame, hops: int, column: str, scale: float = 1.0) -> None:
+    """One line per variant present at ``hops`` congested hops: ``column`` (times
+    ``scale``) against the number of users; Vienna and NewReno solid with dots, the
+    ablation variants dotted with crosses."""
+    for v in VARIANTS + ABLATION:
+        q = t.filter((pl.col("hops") == hops) & (pl.col("variant") == v)).sort("users")
+        if q.is_empty():
+            continue
+        main = v in VARIANTS
+        ax.plot(q["users"].to_list(), [scale * x for x in q[column].to_list()], marker="o" if main else "x",
+                ls="-" if main else ":", label=LABELS[v])
+
+
 def plot_fig5(t: pl.DataFrame, path, note: str):
     from ...mpl import pyplot, save
 
@@ -237,12 +250,7 @@ def plot_fig5(t: pl.DataFrame, path, note: str):
     fig, axes = plt.subplots(1, len(hops), figsize=(5.5 * len(hops), 4.2), dpi=100, squeeze=False)
     for k, n in enumerate(hops):
         ax = axes[0][k]
-        for v in VARIANTS + ABLATION:
-            q = t.filter((pl.col("hops") == n) & (pl.col("variant") == v)).sort("users")
-            if q.is_empty():
-                continue
-            ax.plot(q["users"].to_list(), q["normalised_slowdown"].to_list(), marker="o" if v in VARIANTS else "x",
-                    ls="-" if v in VARIANTS else ":", label=LABELS[v])
+        _variant_lines(ax, t, n, "normalised_slowdown")
         ax.axhspan(1.3, 1.8, color="grey", alpha=0.15, label="P4: 1.3-1.8")
         ax.set_xlabel("Web users per aggregate")
         ax.set_ylabel("mean slowdown / TCP-V1's")
@@ -259,12 +267,7 @@ def plot_fig6(t: pl.DataFrame, qt: pl.DataFrame, n: int, users: int, path, note:
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), dpi=100)
     ax = axes[0]
-    for v in VARIANTS + ABLATION:
-        q = t.filter((pl.col("hops") == 1) & (pl.col("variant") == v)).sort("users")
-        if q.is_empty():
-            continue
-        ax.plot(q["users"].to_list(), [100 * x for x in q["drop_prob"].to_list()], marker="o" if v in VARIANTS else "x",
-                ls="-" if v in VARIANTS else ":", label=LABELS[v])
+    _variant_lines(ax, t, 1, "drop_prob", scale=100.0)
     ax.set_xlabel("Web users per aggregate")
     ax.set_ylabel("drop probability (%)")
     ax.set_title("left: n = 1", fontsize=9)

@@ -201,6 +201,7 @@ pub(crate) mod tests {
             newly_acked_bytes: newly as u64 * 1448,
             newly_sacked: 0,
             rtt: None,
+            echo_rtt: None,
             in_flight: 0,
             dupacks: 0,
             ece: false,

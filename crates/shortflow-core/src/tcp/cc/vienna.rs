@@ -385,6 +385,7 @@ mod tests {
             newly_acked_bytes: 500,
             newly_sacked: 0,
             rtt: None,
+            echo_rtt: None,
             in_flight: 0,
             dupacks: 0,
             ece: false,

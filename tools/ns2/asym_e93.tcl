@@ -9,14 +9,9 @@ set seed [lindex $argv 1]
 set prime [expr {[llength $argv] > 2 ? [lindex $argv 2] : 100}]
 ns-random $seed
 set ns [new Simulator]
-Agent/TCP set packetSize_ 1000
-Agent/TCP set window_ 100
-Agent/TCP set windowInit_ 1
-Agent/TCP set syn_ false
-Agent/TCP set delay_growth_ false
+source [file join [file dirname [info script]] common.tcl]
+asym_defaults
 Agent/TCP set ecn_ 1
-Agent/TCPSink set packetSize_ 18
-Agent/TCPSink/DelAck set interval_ 0.1
 Queue/RED set bytes_ false
 Queue/RED set queue_in_bytes_ false
 Queue/RED set thresh_ 3
@@ -25,34 +20,12 @@ Queue/RED set q_weight_ 0.02
 Queue/RED set setbit_ true
 Queue/RED set use_mark_p_ false
 set red [expr {$scheme != "tcp-nored"}]
-set upbw [expr {$scheme == "noasym" ? "10Mb" : "28.8Kb"}]
-set r1 [$ns node]; set r2 [$ns node]
-set s1 [$ns node]; set c1 [$ns node]; set c2 [$ns node]; set s2 [$ns node]
-$ns simplex-link $r1 $r2 10Mb 5ms DropTail
-$ns simplex-link $r2 $r1 $upbw 85ms [expr {$red ? "RED/Semantic" : "DropTail"}]
-$ns queue-limit $r1 $r2 20
-$ns queue-limit $r2 $r1 20
-foreach {h r} [list $s1 $r1 $s2 $r1 $c1 $r2 $c2 $r2] { $ns duplex-link $h $r 10Mb 1ms DropTail }
+asym_topology [expr {$scheme == "noasym" ? "10Mb" : "28.8Kb"}] [expr {$red ? "RED/Semantic" : "DropTail"}]
 set af [string match "af*" $scheme]
 if {$red} {
-  set q [[$ns link $r2 $r1] queue]
-  set spq [new PacketQueue/Semantic]
-  $spq set filteracks_ [expr {$af ? "true" : "false"}]
-  $spq set replace_head_ false
-  $spq set acksfirst_ [expr {[string match "*afirst" $scheme] ? "true" : "false"}]
-  $q packetqueue-attach $spq
+  asym_semantic_queue [expr {$af ? "true" : "false"}] [expr {[string match "*afirst" $scheme] ? "true" : "false"}]
 }
-if {$af} {
-  set down [new Agent/TCP/Newreno/Asym]
-  $down set maxburst_ 4
-  $down set g_ 0.125
-} else {
-  set down [new Agent/TCP/Newreno]
-}
-set dsink [new Agent/TCPSink/DelAck]
-$ns attach-agent $s1 $down; $ns attach-agent $c1 $dsink; $ns connect $down $dsink
-set up [new Agent/TCP/Newreno]; set usink [new Agent/TCPSink/DelAck]
-$ns attach-agent $c2 $up; $ns attach-agent $s2 $usink; $ns connect $up $usink
+asym_connections $af
 set f2 [new Application/FTP]; $f2 attach-agent $up
 $ns at 0.0 "$f2 start"
 set sent 0

@@ -41,16 +41,9 @@ set start0 [lindex $argv 3]
 set prefix [expr {[llength $argv] > 4 ? [lindex $argv 4] : "ecn_red_${variant}_${nflows}_${sinkkind}"}]
 set debug [expr {[info exists env(ECN_RED_DEBUG)] && $env(ECN_RED_DEBUG) eq "1"}]
 
-switch -- $variant {
-    reno    { set tcpcls Agent/TCP/Reno }
-    newreno { set tcpcls Agent/TCP/Newreno }
-    default { puts stderr "bad VARIANT $variant"; exit 1 }
-}
-switch -- $sinkkind {
-    plain  { set sinkcls Agent/TCPSink }
-    delack { set sinkcls Agent/TCPSink/DelAck }
-    default { puts stderr "bad SINK $sinkkind"; exit 1 }
-}
+source [file join [file dirname [info script]] common.tcl]
+set tcpcls [tcp_class $variant {reno newreno}]
+set sinkcls [sink_class $sinkkind]
 
 Queue/RED set bytes_ false
 Queue/RED set queue_in_bytes_ false
@@ -63,75 +56,19 @@ Queue/RED set use_mark_p_ true
 Queue/RED set mark_p_ 2.0
 
 set duration 60.0
-set ns [new Simulator]
-
-set r1 [$ns node]
-set r2 [$ns node]
-$ns duplex-link $r1 $r2 1.6Mb 50ms RED
-$ns queue-limit $r1 $r2 20
-$ns queue-limit $r2 $r1 20
-
-set acksf [open $prefix.acks.csv w]
-puts $acksf "flow,time_s,ackno"
+dumbbell_core RED 20 $prefix
 if {$debug} {
     set dbgf [open $prefix.debug.csv w]
     puts $dbgf "ev,time_s,link,type,flags,fid,seqno"
 }
-set nulltrace [open /dev/null w]
 
-# Line format (show_tcphdr_ 0): ev time src dst type size flags fid src.port dst.port seqno uid
-proc on_ack_recv {flow line} {
-    global ns acksf
-    set f [split [string trim $line] " "]
-    if {[lindex $f 0] ne "r" || [lindex $f 4] ne "ack"} return
-    set now [$ns now]
-    if {abs($now - [lindex $f 1]) > 0.51e-6} {
-        puts stderr "trace time [lindex $f 1] disagrees with \[ns now\] $now"
-        exit 2
-    }
-    puts $acksf "$flow,[format %.9f $now],[lindex $f 10]"
-}
-proc on_data_recv {flow line} {
-    global rcvd
-    set f [split [string trim $line] " "]
-    if {[lindex $f 0] eq "r" && [lindex $f 4] eq "tcp"} { incr rcvd($flow) }
-}
 proc on_debug {lname line} {
     global ns dbgf
     set f [split [string trim $line] " "]
     puts $dbgf "[lindex $f 0],[format %.9f [$ns now]],$lname,[lindex $f 4],[lindex $f 6],[lindex $f 7],[lindex $f 10]"
 }
 
-for {set i 0} {$i < $nflows} {incr i} {
-    set s($i) [$ns node]
-    set d($i) [$ns node]
-    $ns duplex-link $s($i) $r1 10Mb 1ms DropTail
-    $ns duplex-link $r2 $d($i) 10Mb 1ms DropTail
-
-    set tcp($i) [new $tcpcls]
-    $tcp($i) set window_ 100
-    $tcp($i) set ecn_ 1
-    $tcp($i) set fid_ $i
-    set snk($i) [new $sinkcls]
-    $ns attach-agent $s($i) $tcp($i)
-    $ns attach-agent $d($i) $snk($i)
-    $ns connect $tcp($i) $snk($i)
-
-    set ftp($i) [new Application/FTP]
-    $ftp($i) attach-agent $tcp($i)
-    set start($i) [expr {$start0 + 0.37 * $i}]
-    $ns at $start($i) "\$ftp($i) start"
-
-    $ns trace-queue $r1 $s($i) $nulltrace
-    set rt [[$ns link $r1 $s($i)] set rcvT_]
-    $rt set callback_ 1
-    $rt proc handle {line} "on_ack_recv $i \$line"
-    set rcvd($i) 0
-    $ns trace-queue $r2 $d($i) $nulltrace
-    set rt [[$ns link $r2 $d($i)] set rcvT_]
-    $rt set callback_ 1
-    $rt proc handle {line} "on_data_recv $i \$line"
-}
+dumbbell_flows $nflows $tcpcls {window_ 100 ecn_ 1} $sinkcls $start0
 
 # Ties decided by floating-point rounding (see README "What we do not reproduce on
 # purpose"): at the RED queue an arrival and a departure often fall on the same instant
@@ -179,69 +116,18 @@ if {$debug} {
     }
 }
 
-set links {}
-proc mon {a an b bn} {
-    global ns links qm
-    set qm($an->$bn) [$ns monitor-queue $a $b 0]
-    lappend links "$an->$bn"
-}
-mon $r1 r1 $r2 r2
-mon $r2 r2 $r1 r1
-for {set i 0} {$i < $nflows} {incr i} {
-    mon $s($i) s$i $r1 r1
-    mon $r1 r1 $s($i) s$i
-    mon $r2 r2 $d($i) d$i
-    mon $d($i) d$i $r2 r2
-}
+monitor_dumbbell $nflows
 
 proc finish {} {
-    global ns acksf nflows tcp snk qm links prefix variant sinkkind duration rcvd start boot debug dbgf flips
-    close $acksf
+    global nflows prefix variant sinkkind duration debug dbgf flips
     if {$debug} { close $dbgf }
-    set o [open $prefix.summary.json w]
-    puts $o "\{"
-    puts $o "  \"scenario\": \"ecn_red_${variant}_${nflows}_${sinkkind}\","
-    puts $o "  \"ns2_version\": \"[ns-version]\","
-    puts $o "  \"duration_s\": $duration,"
-    puts $o "  \"rounding_ties_at_red\": $flips,"
-    puts $o "  \"notes\": \"as dumbbell summaries (see tools/ns2/README.md); necnresponses = the sender's necnresponses_ (window reductions for ECN echoes)\","
-    puts $o "  \"links\": \{"
-    set n [llength $links]; set k 0
-    foreach l $links {
-        incr k
-        set m $qm($l)
-        puts -nonewline $o "    \"$l\": \{\"drops\": [$m set pdrops_], \"arrivals\": [$m set parrivals_], \"departures\": [$m set pdepartures_], \"bytes_departed\": [$m set bdepartures_]\}"
-        puts $o [expr {$k < $n ? "," : ""}]
-    }
-    puts $o "  \},"
-    puts $o "  \"flows\": \["
-    for {set i 0} {$i < $nflows} {incr i} {
-        set t $tcp($i)
-        set acked [expr {max([$t set ack_], 0)}]
-        set bytes_acked [expr {$acked * [$t set packetSize_]}]
-        puts -nonewline $o "    \{\"flow\": $i, \"start_s\": [format %.15g $start($i)], \"ack\": [$t set ack_], \"bytes_acked\": $bytes_acked, \"maxseq\": [$t set maxseq_], \"ndatapack\": [$t set ndatapack_], \"ndatabytes\": [$t set ndatabytes_], \"nrexmitpack\": [$t set nrexmitpack_], \"nrexmitbytes\": [$t set nrexmitbytes_], \"nackpack\": [$t set nackpack_], \"necnresponses\": [$t set necnresponses_], \"cwnd\": [$t set cwnd_], \"ssthresh\": [$t set ssthresh_], \"sink_bytes\": [$snk($i) set bytes_], \"sink_pkts_received\": $rcvd($i), \"boot_time_s\": [format %.17g $boot($i)]\}"
-        puts $o [expr {$i < $nflows - 1 ? "," : ""}]
-    }
-    puts $o "  \]"
-    puts $o "\}"
-    close $o
+    write_summary $prefix ecn_red_${variant}_${nflows}_${sinkkind} $duration [list \
+        rounding_ties_at_red $flips \
+        notes {"as dumbbell summaries (see tools/ns2/README.md); necnresponses = the sender's necnresponses_ (window reductions for ECN echoes)"} \
+    ] $nflows {necnresponses}
     exit 0
 }
-# boot_time_: see dumbbell.tcl (same replay of the default RNG's draws at `$ns run`).
-proc replay_boot_times {} {
-    global ns defaultRNG tcp nflows boot
-    $ns instvar Node_
-    for {set i 0} {$i < $nflows} {incr i} { set flowof($tcp($i)) $i }
-    $defaultRNG seed 1
-    foreach nn [array names Node_] {
-        foreach a [$Node_($nn) set agents_] {
-            if {[info exists flowof($a)]} {
-                set boot($flowof($a)) [$defaultRNG uniform 0 [$a set tcpTick_]]
-            }
-        }
-    }
-    $defaultRNG seed 1
-}
+# boot_time_: see replay_boot_times in common.tcl.
 replay_boot_times
 $ns at $duration "finish"
 $ns run

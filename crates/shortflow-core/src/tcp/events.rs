@@ -55,6 +55,15 @@ pub struct AckSample {
     /// or start-up policy `wants_detail()`: the sent-segment log costs a write per
     /// segment, which ns-2's own rules do not pay.
     pub rtt: Option<SimTime>,
+    /// RTT from the ack's timestamp echo (`now - ts_echo`) if the ack is new (it
+    /// newly acks data) and echoes one: the sample of ns-2.35's fine-grained
+    /// estimator (tcp-fs.cc / tcp-asym.cc `recv_newack_helper`: `tao = now -
+    /// ts_echo`). With the sink's RFC 1323 echo rule (`ts_echo_bugfix`), an ack that
+    /// fills a hole echoes the segment that filled it, so after a loss the sample is
+    /// the retransmission's round trip, not the time the covered segments waited for
+    /// it (which `rtt` measures: the newest newly acked segment sent once). Always
+    /// filled (every segment carries its send time), with or without `detail`.
+    pub echo_rtt: Option<SimTime>,
     /// Packets in flight after this ack (sent and not cumulatively acked).
     pub in_flight: u32,
     /// Duplicate acks in a row, this one included (0 for a new ack).

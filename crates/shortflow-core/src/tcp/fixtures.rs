@@ -41,6 +41,7 @@ pub fn ack(ackno: i64, newly: u32) -> AckSample {
         newly_acked_bytes: newly as u64 * SEG_BYTES as u64,
         newly_sacked: 0,
         rtt: None,
+        echo_rtt: None,
         in_flight: 0,
         dupacks: 0,
         ece: false,

@@ -207,6 +207,8 @@ struct AckIn {
     /// The cumulative ack before this one.
     prev: i64,
     ece: bool,
+    /// The sender timestamp the ack echoes (`SimTime::ZERO`: none).
+    ts_echo: SimTime,
 }
 
 /// What a connection keeps for blocks that want per-segment detail.
@@ -1125,7 +1127,7 @@ impl TcpConn {
         if HOOKED && ece && self.p.ecn {
             self.ecn(cb, cx, ackno);
         }
-        let ack = AckIn { ackno, prev: self.highest_ack, ece };
+        let ack = AckIn { ackno, prev: self.highest_ack, ece, ts_echo };
         if HOOKED && cb.detail && ackno > ack.prev {
             if let Some(l) = cb.linux_rtt.as_deref_mut() {
                 self.linux_rtt_sample(l, ack.prev, ackno, now, ts_echo);
@@ -1240,6 +1242,7 @@ impl TcpConn {
             newly_acked_bytes: (newly as u64).saturating_sub(syn_acked as u64) * self.p.size as u64,
             newly_sacked: 0,
             rtt: d.rtt,
+            echo_rtt: (newly > 0 && ack.ts_echo > SimTime::ZERO).then(|| now.saturating_sub(ack.ts_echo)),
             in_flight: self.flight().max(0) as u32,
             dupacks: self.dupacks.max(0) as u32,
             ece: ack.ece,
@@ -1564,9 +1567,10 @@ impl TcpConn {
     }
 
     /// The ack sample a session hands its congestion control for a new ack (`prev` is
-    /// the cumulative ack before it).
+    /// the cumulative ack before it). Without a timestamp echo (`echo_rtt` None):
+    /// a session's congestion controls time one segment per RTT, as ns-2's.
     pub(crate) fn session_ack_sample(&self, now: SimTime, ackno: i64, prev: i64) -> AckSample {
-        self.ack_sample(now, AckIn { ackno, prev, ece: false }, false)
+        self.ack_sample(now, AckIn { ackno, prev, ece: false, ts_echo: SimTime::ZERO }, false)
     }
 
     /// The connection's own timer, which a session member uses only for its SYN

@@ -229,6 +229,27 @@ def fig6_quantile_claims(qt: pl.DataFrame, n: int, users: int, claim: Callable[.
     ]
 
 
+def _variant_lines(ax, t: pl.DataFrame, hops: int, column: str, scale: float = 1.0) -> None:
+    """One line per variant present at ``hops`` congested hops: ``column`` (times
+    ``scale``) against the number of users; Vienna and NewReno solid with dots, the
+    ablation variants dotted with crosses."""
+    for v in VARIANTS + ABLATION:
+        q = t.filter((pl.col("hops") == hops) & (pl.col("variant") == v)).sort("users")
+        if q.is_empty():
+            continue
+        main = v in VARIANTS
+        ax.plot(q["users"].to_list(), [scale * x for x in q[column].to_list()], marker="o" if main else "x",
+                ls="-" if main else ":", label=LABELS[v])
+
+
+def _finish_axes(ax, xlabel: str, ylabel: str, title: str) -> None:
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+
+
 def plot_fig5(t: pl.DataFrame, path, note: str):
     from ...mpl import pyplot, save
 
@@ -237,18 +258,9 @@ def plot_fig5(t: pl.DataFrame, path, note: str):
     fig, axes = plt.subplots(1, len(hops), figsize=(5.5 * len(hops), 4.2), dpi=100, squeeze=False)
     for k, n in enumerate(hops):
         ax = axes[0][k]
-        for v in VARIANTS + ABLATION:
-            q = t.filter((pl.col("hops") == n) & (pl.col("variant") == v)).sort("users")
-            if q.is_empty():
-                continue
-            ax.plot(q["users"].to_list(), q["normalised_slowdown"].to_list(), marker="o" if v in VARIANTS else "x",
-                    ls="-" if v in VARIANTS else ":", label=LABELS[v])
+        _variant_lines(ax, t, n, "normalised_slowdown")
         ax.axhspan(1.3, 1.8, color="grey", alpha=0.15, label="P4: 1.3-1.8")
-        ax.set_xlabel("Web users per aggregate")
-        ax.set_ylabel("mean slowdown / TCP-V1's")
-        ax.set_title(f"{n} congested hop{'s' if n > 1 else ''}", fontsize=9)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        _finish_axes(ax, "Web users per aggregate", "mean slowdown / TCP-V1's", f"{n} congested hop{'s' if n > 1 else ''}")
     fig.suptitle("P4 Fig. 5: normalised mean slowdown" + (f" [{note}]" if note else ""), fontsize=10)
     return save(fig, path)
 
@@ -259,27 +271,14 @@ def plot_fig6(t: pl.DataFrame, qt: pl.DataFrame, n: int, users: int, path, note:
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), dpi=100)
     ax = axes[0]
-    for v in VARIANTS + ABLATION:
-        q = t.filter((pl.col("hops") == 1) & (pl.col("variant") == v)).sort("users")
-        if q.is_empty():
-            continue
-        ax.plot(q["users"].to_list(), [100 * x for x in q["drop_prob"].to_list()], marker="o" if v in VARIANTS else "x",
-                ls="-" if v in VARIANTS else ":", label=LABELS[v])
-    ax.set_xlabel("Web users per aggregate")
-    ax.set_ylabel("drop probability (%)")
-    ax.set_title("left: n = 1", fontsize=9)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    _variant_lines(ax, t, 1, "drop_prob", scale=100.0)
+    _finish_axes(ax, "Web users per aggregate", "drop probability (%)", "left: n = 1")
     ax = axes[1]
     if not qt.is_empty():
         for v in VARIANTS:
             q = qt.filter(pl.col("variant") == v).sort("q")
             ax.plot([str(x) for x in q["q"].to_list()], q["normalised"].to_list(), marker="o", label=LABELS[v])
     ax.axhline(1.0, color="grey", lw=0.8)
-    ax.set_xlabel("quantile")
-    ax.set_ylabel("response time / TCP-V1's")
-    ax.set_title(f"right: n = {n}, {users} users", fontsize=9)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    _finish_axes(ax, "quantile", "response time / TCP-V1's", f"right: n = {n}, {users} users")
     fig.suptitle("P4 Fig. 6" + (f" [{note}]" if note else ""), fontsize=10)
     return save(fig, path)

@@ -24,10 +24,14 @@
 //! left, if it is at most `max_idle` old (spec A.12: "copy the cache from the previous
 //! connection to the same host").
 //!
-//! The fine-grained estimator takes the per-ack RTT of the sent log (the newest newly
-//! acked segment sent once, Karn's rule) on every ack: ns-2.35 takes the timestamp
-//! echo instead, with gains that evaluate to 0 in integer arithmetic (spec A.6); the
-//! intended gains 1/8 and 1/4 are used here.
+//! The fine-grained estimator takes, as ns-2.35 and the thesis (A.6: "from the TCP
+//! timestamp option"), the ack's timestamp echo on every new ack (`AckSample::echo_rtt`),
+//! with the intended gains 1/8 and 1/4 (ns-2.35's evaluate to 0 in integer arithmetic).
+//! Not the sent log's sample (`AckSample::rtt`, the newest newly acked segment sent
+//! once): after a loss, the ack of a retransmission that fills a hole covers segments
+//! that waited for it, and their "RTT" -- up to several round trips -- inflated
+//! srtt_exact (11.2 s for a 3.7 s path at L1, docs/faststart-full), which paced the
+//! next fast start at a third of the link rate.
 
 use super::{SeqRange, StartCtx, StartPlan, StartupPolicy};
 use crate::config::FastStartConfig;
@@ -205,7 +209,7 @@ impl StartupPolicy for FastStart {
                 crate::tcp::cc::ns2::opencwnd(cx.tcb);
             }
         }
-        if let Some(tau) = ack.rtt {
+        if let Some(tau) = ack.echo_rtt {
             self.rtt_sample(tau.as_secs_f64());
         }
         if self.fs_mode && ack.ackno >= self.fs_last {

@@ -10,6 +10,7 @@ use crate::config::FastStartConfig;
 use crate::path::PathRegistry;
 use crate::tcp::rig::{ms, tcp, Rig, Sent};
 use crate::tcp::startup::AnyStartup;
+use crate::time::SimTime;
 
 /// NewReno, no SYN, IW 1, window 100, no limited transmit; `extra` overrides.
 fn cfg(extra: &str) -> crate::config::TcpConfig {
@@ -33,7 +34,10 @@ fn policy(r: &Rig, k: u32) -> &FastStart {
 /// Ack, in order, every segment connection `k` sends, `rtt_ms` after it left, until
 /// segment `last` is acked; `lose` says which first transmissions never arrive (no
 /// ack is generated for a lost segment, and the receiver's cumulative ack stays
-/// below it: the acks of later arrivals are duplicates).
+/// below it: the acks of later arrivals are duplicates). Each ack echoes a timestamp
+/// as ns-2.35's sink does (`Acker::update_ts`, RFC 1323): the send time of the newest
+/// segment at or left of the first one not yet acked -- the segment that made the
+/// ack, unless it arrived out of order.
 fn deliver(r: &mut Rig, k: u32, rtt_ms: u64, last: i64, lose: &dyn Fn(&Sent) -> bool) {
     let sent = r.sent();
     deliver_from(r, k, sent, rtt_ms, last, lose)
@@ -44,15 +48,20 @@ fn deliver_from(r: &mut Rig, k: u32, sent: Vec<Sent>, rtt_ms: u64, last: i64, lo
     let mut pending: VecDeque<Sent> = sent.into_iter().filter(|s| s.conn == k).collect();
     let mut got = std::collections::BTreeSet::new();
     let mut cum = r.conn(k).highest_ack;
+    let mut echo = SimTime::ZERO;
     while let Some(s) = pending.pop_front() {
         if lose(&s) {
             continue;
         }
         got.insert(s.seq);
+        let sent_at = SimTime::from_micros(s.t_us);
+        if sent_at >= echo && s.seq <= cum + 1 {
+            echo = sent_at;
+        }
         while got.contains(&(cum + 1)) {
             cum += 1;
         }
-        r.ack(ms(s.t_us / 1000 + rtt_ms), k, cum);
+        r.ack_sack_ts(ms(s.t_us / 1000 + rtt_ms), k, cum, &[], echo);
         if cum >= last {
             break;
         }
@@ -349,4 +358,58 @@ fn an_ecn_echo_on_the_last_ack_halves_the_cached_window() {
     assert_eq!(r.conn(0).necnresponses, 1);
     assert!(cache.cwnd < before / 2.0 + 1.0, "cached {} after {before} before the echo", cache.cwnd);
     assert_eq!(cache.cwnd, r.cwnd(0));
+}
+
+#[test]
+fn srtt_exact_is_timed_by_the_timestamp_echo_not_by_segments_waiting_for_a_retransmission() {
+    // A priming transfer of 20 segments whose segment 17 is lost; 18 and 19 arrive
+    // (two duplicate acks, no fast retransmit), so 17 is resent on the RTO, and its ack
+    // covers 18 and 19, which were sent a whole RTO earlier and waited for it at the
+    // receiver. Timed by the newest of them (the sent log's sample, `AckSample::rtt`)
+    // that round trip lasts RTO + 100 ms; the ack's timestamp echo (the
+    // retransmission's send time) says 100 ms, the path's round trip (ns-2.35
+    // tcp-fs.cc: tao = now - ts_echo). An inflated srtt_exact stretched the next fast
+    // start's burst pacing far beyond the path's round trip (docs/faststart-full: L1,
+    // 15.41 s instead of the link-bound 12.39 s).
+    let mut r = Rig::one(&cfg(""), fs("{}"));
+    r.transfer(ms(0), 0, 20);
+    deliver(&mut r, 0, 100, 19, &|s| s.seq == 17);
+    assert_eq!(r.conn(0).highest_ack, 16);
+    assert!((policy(&r, 0).exact.srtt - 0.1).abs() < 1e-9);
+    let mut t = 500;
+    let s = loop {
+        r.run_to(ms(t));
+        let s = r.sent();
+        if !s.is_empty() || t > 5000 {
+            break s;
+        }
+        t += 1;
+    };
+    assert_eq!(s.iter().map(|x| x.seq).collect::<Vec<_>>(), vec![17], "the RTO's retransmission");
+    assert_eq!(r.conn(0).ctr.timeouts, 1);
+    let resent = SimTime::from_micros(s[0].t_us);
+    let sent_19 = 400; // ms: the fifth round of slow start
+    assert!(s[0].t_us / 1000 > sent_19 + 200, "the RTO came long after 19 left");
+    r.ack_sack_ts(resent + ms(100), 0, 19, &[], resent);
+    assert_eq!(r.conn(0).highest_ack, 19);
+    assert!((policy(&r, 0).exact.srtt - 0.1).abs() < 1e-9, "srtt_exact {} s", policy(&r, 0).exact.srtt);
+    // A loss-free transfer right after it grows the window (no idle period, no fast
+    // start); the fast start after the idle period that follows spreads its window
+    // over that 100 ms.
+    let t = resent.as_nanos() / 1_000_000 + 100;
+    r.transfer(ms(t), 0, 60);
+    let last = r.conn(0).curseq - 1;
+    deliver(&mut r, 0, 100, last, &|_| false);
+    assert!((policy(&r, 0).exact.srtt - 0.1).abs() < 1e-9);
+    r.transfer(ms(10_000), 0, 100);
+    let w = r.block(0).tcb.window();
+    assert!(w > 4, "a window of several bursts: {w}");
+    r.run_to(ms(10_099));
+    let s = r.sent();
+    assert_eq!(s.len() as i64, w, "the whole window within one RTT");
+    let gap_ns = SimTime::from_secs_f64(4.0 * 0.1 / w as f64).as_nanos();
+    for (i, x) in s.iter().enumerate() {
+        let want_ns = 10_000_000_000 + (i as u64 / 4) * gap_ns;
+        assert_eq!(x.t_us, want_ns / 1000, "segment {i} at {} us, want {} us", x.t_us, want_ns / 1000);
+    }
 }

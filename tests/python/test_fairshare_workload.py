@@ -4,6 +4,7 @@ fairshare-and-sizebased A.12, A.13.1) and its metrics on a short run."""
 from __future__ import annotations
 
 import json
+import math
 import statistics
 
 import pytest
@@ -114,3 +115,48 @@ def test_fig8_claims_compare_the_gain_at_the_two_shapes() -> None:
     got = {c["id"]: (c["ours"], c["pass"]) for c in claims(rows)}
     assert got["fig8a-iss"] == (3.0, True)  # 3x Reno at 1.05, 1x at 1.95
     assert got["fig8a-liss"] == (0.9, False)  # 3x Reno at 1.05, 3.33x at 1.95: the gain did not grow
+
+
+def test_confidence_interval_of_per_seed_ratios() -> None:
+    """Three seeds with LISS/Reno ratios 1, 2, 3: mean 2, sd 1, t(2) = 4.303, so the 95%
+    interval is 2 ± 4.303/sqrt(3); the claim's own number stays the ratio of sums (9/3)."""
+    from shortflow.repro.fairshare import claims
+
+    def row(scheme: str, seed: int, i5: int) -> dict:
+        return {"fig": "fig3", "scheme": scheme, "seed": seed, "x": 16.0, "initial": [i5] * 10, "total": 1000,
+                "connections": 1, "drops": 0}
+
+    rows = []
+    for seed, k in ((1, 1), (2, 2), (3, 3)):
+        rows += [row("reno", seed, 100)] + [row(s, seed, 100 * k) for s in ("liss", "iss", "miss", "js")]
+    got = {c["id"]: c for c in claims(rows)}
+    h = 4.303 / math.sqrt(3)
+    assert got["fig3a-liss"]["ours"] == 2.0
+    assert got["fig3a-liss"]["ci95"] == [round(2 - h, 3), round(2 + h, 3)]
+    assert got["fig3b-liss"]["ci95"] == [1.0, 1.0]
+    # Two seeds: no interval.
+    assert all(c["ci95"] is None for c in claims([r for r in rows if r["seed"] < 3]))
+
+
+def test_large_network_sweep_claims() -> None:
+    """Fig. 13: the gain at 0.5 s over the gain at 5 s; Fig. 15: MISS/JS best on 5-s;
+    Fig. 16: the LISS gain at 10 s but not at 1 s."""
+    from shortflow.repro.fairshare import claims
+
+    def row(fig: str, scheme: str, x: float, initial: list[int], total: int) -> dict:
+        return {"fig": fig, "scheme": scheme, "seed": 1, "x": x, "initial": initial, "total": total,
+                "connections": 1, "drops": 0}
+
+    rows = []
+    for s, g in (("reno", 1.0), ("liss", 1.5), ("iss", 0.8), ("miss", 2.0), ("js", 2.0)):
+        rows.append(row("fig13", s, 5.0, [100] * 10, 1000))
+        rows.append(row("fig13", s, 0.5, [int(100 * g)] * 10, 900 if s in ("miss", "js") else 1000))
+        for x in (1.0, 0.1):
+            rows.append(row("fig15", s, x, [int(100 * g)] * 10, 1000))
+        rows.append(row("fig14", s, 10.0, [100] + [int(100 * g)] * 9, 1000))
+    got = {c["id"]: (c["ours"], c["pass"]) for c in claims(rows)}
+    assert got["fig13a-liss"] == (1.5, True) and got["fig13a-iss"] == (0.8, False)
+    assert got["fig13b-miss"] == (0.9, True) and got["fig13b-js"] == (0.9, True)
+    assert got["fig15a-miss-js"] == (round(2.0 / 1.5, 3), True)
+    assert got["fig15-liss"] == (1.0, False)  # totals equal to Reno's: not above
+    assert got["fig16-liss"] == (1.5, True) and got["fig16-iss"] == (0.8, False)

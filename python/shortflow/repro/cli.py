@@ -37,8 +37,8 @@ def fairshare_cmd(
     bandwidth_on: str = typer.Option("core", "--bandwidth-on", help="Links that carry 'Bandwidth' in Fig. 2 (spec "
                                      "A.15 item 2): core (r1-r2 and r2-r3), r1r2, r2r3, all."),
 ) -> None:
-    """Fair-share slow start (Yu & Newman, P3) from scenarios/fairshare/: Figs. 3-5, 7, 8, 11,
-    17-20 with a claims table (claims.json/claims.md, runs.csv, readings.csv, figNN.png)."""
+    """Fair-share slow start (Yu & Newman, P3) from scenarios/fairshare/: Figs. 3-8, 11-20 and a
+    readings comparison, with a claims table (claims.json/claims.md, runs.csv, readings.csv, figNN.png)."""
     friendly(_fairshare)(quick, jobs, out, cross, bandwidth_on)
 
 

@@ -13,7 +13,7 @@ import math
 import statistics
 from typing import Any
 
-from .workload import homogeneous, server_throughput
+from .workload import homogeneous, server_connections, server_throughput
 
 #: (label, cross reading, bandwidth reading): the spec's default first, then one
 #: alternative at a time.
@@ -73,6 +73,13 @@ def trace(args: tuple[str, str, str, int, float, float]) -> dict[str, Any]:
             out["s_n_q75"] = _quantile(est, 0.75)
             out["s_n_above_10"] = sum(1 for v in est if math.floor(v) > 10) / len(est) if est else math.nan
     out["liss_over_reno_initial5"] = out["liss_initial5"] / out["reno_initial5"] if out["reno_initial5"] else math.nan
+    # What Eq. 2 should find if it works: the window a server connection actually holds,
+    # its throughput times the propagation RTT (4 Delay + 4 ms at the defaults), the
+    # throughput being the LISS run's server packets per second over the mean number of
+    # live server connections (their lifetimes cut at the end of the run).
+    conns = server_connections(seed, duration, 5.0, 100.0, 1.35)
+    out["live_mean"] = sum(min(d, duration - t) for t, d, _ in conns) / duration
+    out["window_per_conn"] = out["liss_total"] / duration / out["live_mean"] * 0.204 if out["live_mean"] else math.nan
     return out
 
 
@@ -86,17 +93,19 @@ def links_rate(cfg: dict[str, Any], a: str, b: str) -> float:
 COLUMNS = ["reading", "seed", "bandwidth_mbps", "duration_s", "starts", "with_estimate", "s_n_q25", "s_n_median",
            "s_n_q75", "s_n_above_10", "reno_server_share", "liss_server_share", "reno_util_r1r2", "reno_util_r2r3",
            "reno_drops_r1r2", "reno_drops_r2r3", "reno_initial5", "liss_initial5", "liss_over_reno_initial5",
-           "reno_total", "liss_total"]
+           "reno_total", "liss_total", "live_mean", "window_per_conn"]
 
 
 def table_md(rows: list[dict[str, Any]]) -> str:
     head = ["reading", "starts (with Eq. 2)", "s_n quartiles", "share s_n > 10", "server share of r1->r2 (Reno/LISS)",
-            "util r1->r2 / r2->r3 (Reno)", "drops r1->r2 / r2->r3 (Reno)", "LISS/Reno initial 5-s"]
+            "window held per connection", "util r1->r2 / r2->r3 (Reno)", "drops r1->r2 / r2->r3 (Reno)",
+            "LISS/Reno initial 5-s"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         lines.append(
             f"| {r['reading']} | {r['starts']} ({r['with_estimate']}) | {r['s_n_q25']:.1f} / {r['s_n_median']:.1f} / "
             f"{r['s_n_q75']:.1f} | {r['s_n_above_10']:.2f} | {r['reno_server_share']:.2f} / {r['liss_server_share']:.2f} | "
+            f"{r['window_per_conn']:.1f} | "
             f"{r['reno_util_r1r2']:.2f} / {r['reno_util_r2r3']:.2f} | {r['reno_drops_r1r2']} / {r['reno_drops_r2r3']} | "
             f"{r['liss_over_reno_initial5']:.2f} |")
     return "\n".join(lines) + "\n"

@@ -354,6 +354,126 @@ mod tests {
         assert_eq!(d.pace_over_s, Some(o.srtt_s));
     }
 
+    /// One scripted group for every scheme: connections 0, 1, 2 start at 0, 10, 20 ms and
+    /// are acked in rounds every 100 ms; loss events (three dupacks) of 0 at 1.0 and 2.0 s
+    /// and of 1 at 1.5 s; the last round at 3.0 s; connection 3 starts at 3.01 s and gets
+    /// one round at 3.04 s; connection 0 enters fast recovery at 3.06 s; connection 4 starts
+    /// at 3.08 s (before any retransmission timer, at least 0.2 s, can fire). Returns
+    /// the rig and connection 0's `awnd` tracked by hand (0.5, then
+    /// 0.998·awnd + 0.002·cwnd per new ack).
+    fn scripted_group(scheme: &str) -> (Rig, f64) {
+        let mut r = Rig::new(&reno(), policy(&format!(r#"{{"scheme": "{scheme}"}}"#)), 5, false);
+        r.infinite(ms(0), 0);
+        r.infinite(ms(10), 1);
+        r.infinite(ms(20), 2);
+        let mut awnd = 0.5;
+        let dupacks = |r: &mut Rig, k: u32, t: SimTime| {
+            let h = r.conn(k).highest_ack;
+            for _ in 0..3 {
+                r.ack(t, k, h);
+            }
+        };
+        for i in 1..=30u64 {
+            let t = ms(100 * i);
+            for k in 0..3 {
+                if (k == 0 && (i == 10 || i == 20)) || (k == 1 && i == 15) {
+                    dupacks(&mut r, k, t);
+                    continue;
+                }
+                let (from, to) = (r.conn(k).highest_ack + 1, r.conn(k).t_seqno);
+                for a in from..to {
+                    r.ack(t, k, a);
+                    if k == 0 {
+                        awnd = 0.998 * awnd + 0.002 * r.cwnd(0);
+                    }
+                }
+            }
+        }
+        r.infinite(ms(3010), 3);
+        round(&mut r, 3, ms(3040));
+        dupacks(&mut r, 0, ms(3060));
+        r.sent();
+        r.infinite(ms(3080), 4);
+        (r, awnd)
+    }
+
+    /// Eq. 2 recomputed from the connections' own TCP state (P3 §3: steady = in AIMD,
+    /// cwnd ≥ ssthresh; a connection in fast recovery counts with its ssthresh, spec
+    /// A.15 item 10): (L, S, w_o, s_n) over connections 0..=3, the oldest steady one's
+    /// window being `w_o` (or `awnd` for ISS).
+    fn eq2_from_tcp_state(r: &Rig, awnd0: Option<f64>) -> (u32, f64, f64, f64) {
+        let (mut l, mut s, mut w_o) = (0, 0.0, None);
+        for k in 0..4 {
+            let b = r.block(k);
+            let w = if b.tcb.dupwnd > 0 { b.tcb.ssthresh as f64 } else { b.tcb.cwnd };
+            if w >= b.tcb.ssthresh as f64 {
+                l += 1;
+                w_o = w_o.or(Some(if k == 0 { awnd0.unwrap_or(w) } else { w }));
+            } else {
+                s += w;
+            }
+        }
+        let w_o = w_o.unwrap();
+        (l, s, w_o, (s + l as f64 * w_o) / (l as f64 + s / w_o + 1.0))
+    }
+
+    #[test]
+    fn every_scheme_by_hand_on_one_scripted_group() {
+        // LISS: three steady connections (the oldest in fast recovery, counted with its
+        // ssthresh) and one slow starter.
+        let (r, _) = scripted_group("liss");
+        assert!(r.block(0).tcb.dupwnd > 0 && r.cwnd(3) == 2.0 && r.ssthresh(3) > 2);
+        let (l, s, w_o, s_n) = eq2_from_tcp_state(&r, None);
+        assert_eq!((l, s, w_o), (3, 2.0, r.ssthresh(0) as f64));
+        let d = decision(&r, 4);
+        let e = d.eq2.unwrap();
+        assert_eq!((e.l, e.s, e.w_o, e.oldest), (l, s, w_o, 0));
+        assert!((e.s_n - s_n).abs() < 1e-12);
+        assert_eq!((r.ssthresh(4), r.cwnd(4), d.pace_over_s), (s_n.floor() as i32, 1.0, None));
+
+        // ISS: w_o is connection 0's awnd as tracked by hand, in recovery or not.
+        let (r, awnd) = scripted_group("iss");
+        assert!(awnd > 2.0, "awnd {awnd}");
+        let (l, s, w_o, s_n) = eq2_from_tcp_state(&r, Some(awnd));
+        let e = decision(&r, 4).eq2.unwrap();
+        assert_eq!((e.l, e.s), (l, s));
+        assert!((e.w_o - w_o).abs() < 1e-12 && (e.s_n - s_n).abs() < 1e-12, "{e:?} vs {w_o} {s_n}");
+        assert_eq!((r.ssthresh(4), r.cwnd(4)), ((s_n.floor() as i32).max(2), 1.0));
+
+        // JS: cwnd = ssthresh = LISS's s_n (connection 3, started the same way, counts as
+        // steady: spec A.15 item 9), the first window paced one every R/cwnd with R the
+        // oldest connection's srtt.
+        let (mut r, _) = scripted_group("js");
+        let (_, _, _, s_n) = eq2_from_tcp_state(&r, None);
+        let w = s_n.floor();
+        let rtt = group(&r).live[0].srtt_s;
+        assert_eq!(rtt, r.block(0).rtt.srtt_frac_s(&r.conn(0).params().rtt));
+        assert_eq!((r.cwnd(4), r.ssthresh(4) as f64, decision(&r, 4).pace_over_s), (w, w, Some(rtt)));
+        r.run_to(ms(3080) + SimTime::from_secs_f64(rtt));
+        let gap = SimTime::from_secs_f64(rtt / w);
+        let times: Vec<u64> = r.sent().iter().filter(|x| x.conn == 4).map(|x| x.t_us).collect();
+        assert_eq!(times, (0..w as u64).map(|i| (ms(3080).0 + i * gap.0) / 1000).collect::<Vec<_>>());
+
+        // MISS: group loss events at 1.0, 1.5, 2.0, 3.06 s give τ = 0.5, 0.5, then
+        // 0.875·0.5 + 0.125·1.06 = 0.57; the oldest's at 1.0, 2.0, 3.06 s give γ = 1.0,
+        // then 0.875·1.0 + 0.125·1.06 = 1.0075. Eq. 5 at t_c = 3.08 s (t_l = 3.06 s):
+        // γ(τ − 0.02)/(τ R).
+        let (mut r, _) = scripted_group("miss");
+        let g = group(&r);
+        let (tau, gamma) = (g.losses.mean_s.unwrap(), g.live[0].losses.mean_s.unwrap());
+        assert!((tau - 0.57).abs() < 1e-9 && (gamma - 1.0075).abs() < 1e-9, "τ {tau} γ {gamma}");
+        let rtt = g.live[0].srtt_s;
+        let cw = (1.0075 * (0.57 - 0.02) / (0.57 * rtt)).floor();
+        assert!(cw > 2.0, "Eq. 5 gives {cw}");
+        let (_, _, _, s_n) = eq2_from_tcp_state(&r, None);
+        assert_eq!((r.cwnd(4), r.ssthresh(4)), (cw, (s_n.floor() as i32).max(cw as i32)));
+        assert_eq!(decision(&r, 4).pace_over_s, Some(rtt));
+        r.run_to(ms(3080) + SimTime::from_secs_f64(rtt));
+        let gap = SimTime::from_secs_f64(rtt / cw);
+        let times: Vec<u64> = r.sent().iter().filter(|x| x.conn == 4).map(|x| x.t_us).collect();
+        assert_eq!(times, (0..cw as u64).map(|i| (ms(3080).0 + i * gap.0) / 1000).collect::<Vec<_>>());
+    }
+
     #[test]
     fn groups_by_prefix() {
         let mut r = Rig::new(&reno(), policy(r#"{"scheme": "liss"}"#), 3, false);

@@ -338,7 +338,8 @@ class LocalPool:
         the calling (main) thread. An exception (Ctrl-C included) cancels the driver
         thread's run, terminates the processes (the next run starts new ones), passes the
         results that had arrived to ``on_done`` and is raised again."""
-        reused = self._ex is not None and self.processes > 0
+        # reused: the processes served an earlier run (not just started for this one)
+        reused = self._ex is not None and self.processes > 0 and self.runs > 0
         self.start()
         self.runs += 1
         work = collections.deque(todo)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from .console import EXIT_INTERRUPTED, err_console, friendly, integer, out_console, seed_option
@@ -265,13 +266,16 @@ def sweep(
     sets = parse_sets(set_)
     if sets:
         sc = sc.with_overrides(sets)
-    r = run_sweep(sc, jobs=jobs, backend=backend, out=out, ray_address=ray_address, progress=progress, fresh=fresh)
+    r = run_sweep(sc, jobs=jobs, backend=backend, out=out, ray_address=ray_address, progress=progress, fresh=fresh,
+                  report_stats=False)
     out_console.print(
         f"[bold]{sc.name}[/]: {r.tasks} tasks ({r.unique} distinct configurations): "
         f"{r.computed} computed, {r.cached} from cache, {r.wall_s:.3g}s; {r.results.height} transfers -> "
         f"{r.out / 'results.parquet'}",
         highlight=False,
     )
+    if r.stats is not None:
+        out_console.print(f"[dim]compute: {escape(r.stats.line())}[/]", highlight=False)
     if r.results.height:
         by = ["group"] + point_columns(r.results, list(sc.axes))
         out_console.print(_summary_table(r.results, by, "completion time (mean over seeds)"))

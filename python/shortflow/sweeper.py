@@ -3,13 +3,14 @@
 Layout of an output directory ``DIR``::
 
     DIR/scenario.toml            the scenario text the sweep ran
-    DIR/sweep.json               axes, seeds, task counts, versions
+    DIR/sweep.json               axes, seeds, task counts, versions; after a finished sweep
+                                 also "stats": tasks/s, worker utilisation, start-up (SweepStats)
     DIR/cache/<key>.parquet      one finished task: the core's transfers table; its footer
                                  metadata holds the key, the row count and the task
     DIR/cache/<key>.config.json  its effective configuration (every default resolved)
     DIR/index.json               every (point, seed) -> key and config file
     DIR/results.parquet          all rows: scenario, axes..., seed, transfer columns, config_key
-    DIR/journal.jsonl            one line per task computed (key, point, seed, wall time)
+    DIR/journal.jsonl            one line per task computed (key, point, seed, wall and CPU time)
 
 A task's key is the sha256 of its resolved configuration (the text ``_core.resolve``
 returns, deterministic) and the package version. Only the driver process writes files, each atomically
@@ -22,6 +23,9 @@ A sweep directory belongs to one scenario (by name): sweeping another scenario i
 is refused unless ``fresh``. Ctrl-C (or SIGTERM) keeps the finished tasks, terminates
 the running ones and raises :class:`SweepInterrupted`; worker processes die with the
 driver even when it is killed (``PR_SET_PDEATHSIG`` on Linux).
+
+Where tasks run (a thread in the driver plus ``jobs - 1`` processes, started once per
+:func:`worker_pool` block, or Ray) is :mod:`shortflow.workers`; results do not depend on it.
 """
 
 from __future__ import annotations
@@ -30,11 +34,9 @@ import contextlib
 import hashlib
 import io
 import json
-import os
 import signal
 import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
@@ -45,10 +47,14 @@ from . import files
 from .errors import ScenarioError
 from .scenario import Point, Scenario, annotate_transfers, point_label
 from .version import __version__
+from .workers import (DELAY_ENV, LocalPool, OnDone, RayCluster, SweepStats, TaskFn, _die_with_driver,  # noqa: F401
+                      active_pool, compute_task, run_inline, worker_pool)
 
 __all__ = [
     "Task",
     "SweepResult",
+    "SweepStats",
+    "worker_pool",
     "SweepInterrupted",
     "plan",
     "task_key",
@@ -59,10 +65,6 @@ __all__ = [
     "check_out_dir",
     "load_results",
 ]
-
-#: Environment hook for tests of interruption: sleep this long in every task.
-DELAY_ENV = "SHORTFLOW_TASK_DELAY_S"
-
 
 def cache_version() -> str:
     """The version string mixed into every cache key."""
@@ -98,22 +100,6 @@ def plan(sc: Scenario, resolve_fn: Optional[Callable[[str], str]] = None, versio
         resolved = resolve_fn(json.dumps(cfg))
         tasks.append(Task(point, seed, task_key(resolved, version), resolved))
     return tasks
-
-
-def compute_task(config_json: str) -> bytes:
-    """Run one task: the core's transfers table as Parquet bytes. Runs in worker
-    processes (local pool or Ray); must stay a module-level function."""
-    delay = os.environ.get(DELAY_ENV)
-    if delay:
-        time.sleep(float(delay))
-    from .native import run_json
-    from .results import transfers_frame
-
-    out = json.loads(run_json(config_json))
-    df = transfers_frame(out.get("transfers"))
-    buf = io.BytesIO()
-    df.write_parquet(buf, compression="zstd", statistics=False)
-    return buf.getvalue()
 
 
 # --- files ------------------------------------------------------------------------
@@ -226,159 +212,8 @@ class SweepResult:
     computed_keys: list[str] = field(default_factory=list)
     #: Cache entries found unreadable or mismatched (and computed again): why, per path.
     damaged: dict[str, str] = field(default_factory=dict)
-
-
-# --- backends ---------------------------------------------------------------------
-
-TaskFn = Callable[[str], bytes]
-OnDone = Callable[[str, bytes, float], None]
-
-
-def _worker_init(driver_pid: int) -> None:
-    # Ctrl-C goes to the whole process group: only the driver reacts (it shuts the pool
-    # down). Workers are started with SIGINT ignored already (see _spawning_workers).
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with_driver(driver_pid)
-
-
-@contextlib.contextmanager
-def _spawning_workers() -> Iterator[None]:
-    """Ignore SIGINT while worker processes may be started: they inherit it (Python
-    keeps an inherited SIG_IGN), so a Ctrl-C while a worker imports does not print a
-    traceback from it. A Ctrl-C within these few milliseconds is lost for the driver.
-    (Blocking SIGINT with pthread_sigmask instead left the driver deaf to later Ctrl-Cs
-    in its wait for results: tried, the sweep hung.)"""
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, old)
-
-
-def _die_with_driver(driver_pid: int) -> None:
-    """Have the kernel kill this process when the driver dies, however it dies (Linux)."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        PR_SET_PDEATHSIG = 1
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:  # pragma: no cover
-            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
-    if os.getppid() != driver_pid:  # the driver died before the line above
-        os._exit(1)
-
-
-def _stop_workers(procs: list[Any], grace_s: float = 2.0) -> None:
-    """Terminate worker processes and wait (briefly) until they are gone."""
-    for p in procs:
-        with contextlib.suppress(Exception):
-            p.terminate()
-    deadline = time.monotonic() + grace_s
-    for p in procs:
-        with contextlib.suppress(Exception):
-            p.join(max(0.0, deadline - time.monotonic()))
-            if p.is_alive():
-                p.kill()
-                p.join(1.0)
-
-
-def _timed(task_fn: TaskFn, config_json: str) -> tuple[bytes, float]:
-    t0 = time.perf_counter()
-    data = task_fn(config_json)
-    return data, time.perf_counter() - t0
-
-
-def _run_inline(todo: list[tuple[str, str]], task_fn: TaskFn, on_done: OnDone) -> None:
-    for key, cfg in todo:
-        data, wall = _timed(task_fn, cfg)
-        on_done(key, data, wall)
-
-
-def _run_local(todo: list[tuple[str, str]], task_fn: TaskFn, on_done: OnDone, jobs: int) -> None:
-    import multiprocessing as mp
-
-    # spawn, not fork: the driver has polars' thread pool running.
-    with _spawning_workers():
-        ex = ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"), initializer=_worker_init,
-                                 initargs=(os.getpid(),))
-    try:
-        pending: dict[Future, str] = {}
-        it = iter(todo)
-        # Keep the queue short so an interrupt wastes little work.
-        def fill() -> None:
-            with _spawning_workers():  # submit() may start a worker process
-                while len(pending) < 2 * jobs:
-                    try:
-                        key, cfg = next(it)
-                    except StopIteration:
-                        return
-                    pending[ex.submit(_timed, task_fn, cfg)] = key
-
-        fill()
-        while pending:
-            done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
-            for fut in done:
-                key = pending.pop(fut)
-                data, wall = fut.result()
-                on_done(key, data, wall)
-            fill()
-    except BaseException:
-        # Do not wait for running tasks: terminate them (finished ones are cached).
-        procs = list((getattr(ex, "_processes", None) or {}).values())
-        ex.shutdown(wait=False, cancel_futures=True)
-        _stop_workers(procs)
-        raise
-    else:
-        ex.shutdown(wait=True)
-
-
-def _package_root() -> str:
-    return str(Path(__file__).resolve().parent.parent)
-
-
-def _run_ray(todo: list[tuple[str, str]], task_fn: TaskFn, on_done: OnDone, jobs: int, address: Optional[str]) -> None:
-    try:
-        import ray
-    except ImportError:
-        raise ScenarioError(None, "the ray backend needs Ray: pip install 'shortflow[ray]' (or pip install ray)") from None
-    started = False
-    if not ray.is_initialized():
-        pypath = os.pathsep.join(p for p in [_package_root(), os.environ.get("PYTHONPATH", "")] if p)
-        kwargs: dict[str, Any] = dict(
-            ignore_reinit_error=True,
-            include_dashboard=False,
-            log_to_driver=False,
-            runtime_env={"env_vars": {"PYTHONPATH": pypath, **({DELAY_ENV: os.environ[DELAY_ENV]} if DELAY_ENV in os.environ else {})}},
-        )
-        if address or os.environ.get("RAY_ADDRESS"):
-            kwargs["address"] = address or os.environ["RAY_ADDRESS"]
-        else:
-            kwargs["num_cpus"] = max(1, jobs)
-        ray.init(**kwargs)
-        started = True
-    try:
-        remote = ray.remote(max_retries=1)(_timed)
-        fn_ref = ray.put(task_fn)
-        refs = {remote.remote(fn_ref, cfg): key for key, cfg in todo}
-        pending = list(refs)
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            for ref in done:
-                data, wall = ray.get(ref)
-                on_done(refs[ref], data, wall)
-    except BaseException:
-        for ref in list(refs) if "refs" in locals() else []:
-            with contextlib.suppress(Exception):
-                ray.cancel(ref, force=True)
-        raise
-    finally:
-        if started:
-            ray.shutdown()
+    #: What computing cost: tasks/s, worker utilisation, start-up (also in ``sweep.json``).
+    stats: Optional[SweepStats] = None
 
 
 # --- the sweep --------------------------------------------------------------------
@@ -395,7 +230,8 @@ def assemble(sc: Scenario, tasks: list[Task], frames: dict[str, pl.DataFrame]) -
     return pl.concat(parts, how="vertical")
 
 
-def _write_meta(sc: Scenario, out: Path, tasks: list[Task], backend: str) -> None:
+def _write_meta(sc: Scenario, out: Path, tasks: list[Task], backend: str,
+                stats: Optional[SweepStats] = None) -> None:
     try:
         from .native import core
 
@@ -414,6 +250,8 @@ def _write_meta(sc: Scenario, out: Path, tasks: list[Task], backend: str) -> Non
         "core_version": core_version,
         "backend": backend,
     }
+    if stats is not None:
+        meta["stats"] = stats.to_dict()
     files.write_json(out / "sweep.json", meta)
     if sc.text is not None:
         files.write_text(out / "scenario.toml", sc.text)
@@ -432,8 +270,15 @@ def run_sweep(
     resolve_fn: Optional[Callable[[str], str]] = None,
     version: Optional[str] = None,
     console: Any = None,
+    report_stats: Optional[bool] = None,
 ) -> SweepResult:
-    """Run (or resume) a sweep; see the module docstring for the files it writes."""
+    """Run (or resume) a sweep; see the module docstring for the files it writes.
+
+    The tasks run on the workers of the enclosing :func:`worker_pool` block when it has
+    this ``jobs`` and ``backend``, else on workers started for this sweep (the local
+    ones start while planning and the driver's first tasks run). At the end the sweep's
+    :class:`SweepStats` (tasks/s, utilisation, start-up) go into ``sweep.json`` and,
+    with ``report_stats`` (default: ``progress``), one line to the console."""
     if backend not in ("local", "ray"):
         raise ScenarioError(None, f"unknown backend {backend!r}: use 'local' or 'ray'")
     if jobs < 1:
@@ -441,6 +286,24 @@ def run_sweep(
     t0 = time.perf_counter()
     out = Path(out) if out is not None else Path("out") / sc.name
     cache = files.ensure_dir(out / "cache")
+    shared = active_pool()
+    with contextlib.ExitStack() as stack:
+        if shared is not None and shared.backend == backend and shared.jobs == jobs:
+            pool = shared
+        elif backend == "ray":
+            pool = stack.enter_context(worker_pool(jobs, "ray", ray_address))
+        elif jobs > 1:
+            pool = stack.enter_context(worker_pool(jobs))  # starts now: overlaps the planning
+        else:
+            pool = None
+        return _run_sweep(sc, pool, jobs, backend, out, cache, progress, fresh, task_fn, resolve_fn, version,
+                          console, t0, progress if report_stats is None else report_stats)
+
+
+def _run_sweep(sc: Scenario, pool: Any, jobs: int, backend: str, out: Path, cache: Path, progress: bool, fresh: bool,
+               task_fn: TaskFn, resolve_fn: Optional[Callable[[str], str]], version: Optional[str], console: Any,
+               t0: float, report_stats: bool) -> SweepResult:
+    stats = SweepStats(backend, jobs)
     with _dir_lock(out), _sigterm_interrupts():
         files.remove_stale_tmp(cache)
         files.remove_stale_tmp(out)
@@ -482,7 +345,7 @@ def run_sweep(
             transient=False,
         )
 
-        def on_done(key: str, data: bytes, wall: float) -> None:
+        def on_done(key: str, data: bytes, wall: float, cpu: float) -> None:
             t = owners[key]
             cfg = json.loads(unique[key])
             df = pl.read_parquet(io.BytesIO(data))
@@ -490,7 +353,8 @@ def run_sweep(
             files.write_bytes(cache / f"{key}.parquet", entry_bytes(df, key, {"scenario": sc.name, **_task_label(t)}))
             frames[key] = df
             computed_keys.append(key)
-            journal.write(json.dumps({"key": key, **_task_label(t), "wall_s": round(wall, 6), "time": time.time()}) + "\n")
+            journal.write(json.dumps({"key": key, **_task_label(t), "wall_s": round(wall, 6), "cpu_s": round(cpu, 6),
+                                      "time": time.time()}) + "\n")
             journal.flush()
             bar.advance(ptask)
 
@@ -498,12 +362,10 @@ def run_sweep(
             with bar:
                 ptask = bar.add_task(f"{sc.name}", total=len(unique), completed=cached)
                 if todo:
-                    if backend == "ray":
-                        _run_ray(todo, task_fn, on_done, jobs, ray_address)
-                    elif jobs == 1:
-                        _run_inline(todo, task_fn, on_done)
+                    if pool is None:
+                        run_inline(todo, task_fn, on_done, stats)
                     else:
-                        _run_local(todo, task_fn, on_done, jobs)
+                        pool.run(todo, task_fn, on_done, stats)
         except KeyboardInterrupt:
             done = cached + len(computed_keys)
             raise SweepInterrupted(done, len(unique), out) from None
@@ -517,8 +379,13 @@ def run_sweep(
             for t in tasks
         ]
         files.write_json(out / "index.json", index, indent=1)
+        _write_meta(sc, out, tasks, backend, stats)
+    if report_stats:
+        from rich.markup import escape
+
+        con.print(f"[dim]{escape(sc.name)}: {escape(stats.line())}[/]", highlight=False)
     return SweepResult(out, results, len(tasks), len(unique), len(computed_keys), cached,
-                       time.perf_counter() - t0, computed_keys, damaged)
+                       time.perf_counter() - t0, computed_keys, damaged, stats)
 
 
 @contextlib.contextmanager

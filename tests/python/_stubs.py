@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import time
 
 import polars as pl
 
@@ -43,7 +44,11 @@ def transfers_for(cfg: dict) -> pl.DataFrame:
 
 
 def task(config_json: str) -> bytes:
-    """Stand-in for shortflow.sweep.compute_task; counts its calls in a file."""
+    """Stand-in for shortflow.sweep.compute_task; counts its calls in a file and, like
+    it, sleeps ``$SHORTFLOW_TASK_DELAY_S`` first."""
+    delay = os.environ.get("SHORTFLOW_TASK_DELAY_S")
+    if delay:
+        time.sleep(float(delay))
     path = os.environ.get(COUNTER_ENV)
     cfg = json.loads(config_json)
     if path:

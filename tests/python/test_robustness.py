@@ -504,11 +504,12 @@ def _start_long_sweep(tmp_path: Path, env: dict[str, str], delay_s: float):
     scen = tmp_path / "s.toml"
     scen.write_text(TOML)
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "shortflow", "sweep", str(scen), "--out", str(out), "--jobs", "2", "--no-progress"]
+    # --jobs 3: the driver's thread and two worker processes (see shortflow.workers)
+    cmd = [sys.executable, "-m", "shortflow", "sweep", str(scen), "--out", str(out), "--jobs", "3", "--no-progress"]
     proc = subprocess.Popen(cmd, env=dict(env, **{DELAY_ENV: str(delay_s)}), start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
-    while True:  # two workers busy with a task each
+    while True:  # two worker processes busy with a task each
         workers = [c for c in _children(proc.pid) if "resource_tracker" not in Path(f"/proc/{c}/cmdline").read_text()]
         if len(workers) >= 2:
             break

@@ -44,6 +44,7 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
     let mut flow_app: Vec<Option<u32>> = vec![None; n_flows];
     let mut finite_apps_left = 0;
     let mut waiters: Vec<Waiter> = Vec::new();
+    let mut udp_mux = super::mux::UdpMux::default();
     let flow_ix: HashMap<&str, u32> = cfg.flows.iter().enumerate().map(|(i, f)| (f.name.as_str(), i as u32)).collect();
     // A replica's copies follow the explicit flows.
     let mut replica_first = Vec::with_capacity(cfg.replicas.len());
@@ -247,8 +248,10 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                 let start = s0 + rng.uniform() * j;
                 let (src, dst) = (fa.src, fa.dst);
                 udp_src_app[fi as usize] = Some(ai);
-                sched.at(SimTime::from_secs_f64(start), Event::App { app: ai, token: 0 });
-                apps.push(App::Udp(Box::new(UdpSource { flow: fi, node: src, dst_node: dst, dst_agent, gen: UdpGen::OnOff(gen), rng, stop, pkts_sent: 0 })));
+                let u = UdpSource { flow: fi, node: src, dst_node: dst, dst_agent, gen: UdpGen::OnOff(gen), rng, stop, pkts_sent: 0 };
+                udp_mux.add_source(Some(u.interval()));
+                udp_mux.schedule_first(sched, SimTime::from_secs_f64(start), ai);
+                apps.push(App::Udp(Box::new(u)));
             }
             AppConfig::Surge(sc) => {
                 if sc.flows.is_empty() {
@@ -355,9 +358,11 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                 };
                 let (src, dst) = (fa.src, fa.dst);
                 udp_src_app[fi as usize] = Some(ai);
-                sched.at(SimTime::from_secs_f64(s0), Event::App { app: ai, token: 0 });
                 let rng = Rng::for_source(cfg.seed, &format!("cbr:{flow}"));
-                apps.push(App::Udp(Box::new(UdpSource { flow: fi, node: src, dst_node: dst, dst_agent, gen: UdpGen::Cbr(gen), rng, stop, pkts_sent: 0 })));
+                let u = UdpSource { flow: fi, node: src, dst_node: dst, dst_agent, gen: UdpGen::Cbr(gen), rng, stop, pkts_sent: 0 };
+                udp_mux.add_source(Some(u.interval()));
+                udp_mux.schedule_first(sched, SimTime::from_secs_f64(s0), ai);
+                apps.push(App::Udp(Box::new(u)));
             }
         }
     }
@@ -403,7 +408,9 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
         }
     }
     let first_done = vec![false; n_flows];
-    Ok(Apps { list: apps, flow_app, udp_src_app, finite_left: finite_apps_left, waiters, first_done })
+    udp_mux.reserve();
+    udp_mux.arm(sched);
+    Ok(Apps { list: apps, flow_app, udp_src_app, finite_left: finite_apps_left, waiters, first_done, udp_mux })
 }
 
 /// An FTP application's settings (`AppConfig::Ftp`, or a replica's copy).

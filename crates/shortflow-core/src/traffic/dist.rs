@@ -151,6 +151,11 @@ fn burst_packets(draw: f64) -> u32 {
 }
 
 impl OnOff {
+    /// `interval_`: the packet spacing while ON, s (the delay between packets of a burst).
+    pub fn interval_s(&self) -> f64 {
+        self.interval
+    }
+
     /// Validate and derive ns-2's internal parameters (`init()`).
     pub fn new(p: OnOffParams) -> Result<OnOff, String> {
         check_positive("rate_bps", p.rate_bps)?;
@@ -301,6 +306,11 @@ pub struct Cbr {
 }
 
 impl Cbr {
+    /// The packet spacing, s.
+    pub fn interval_s(&self) -> f64 {
+        self.interval
+    }
+
     /// Validate (`rate_bps` finite and > 0, `packet_size` > 0) and build.
     pub fn new(rate_bps: f64, packet_size: u32) -> Result<Cbr, String> {
         check_positive("rate_bps", rate_bps)?;

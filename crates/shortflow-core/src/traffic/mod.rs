@@ -15,6 +15,7 @@
 
 pub mod build;
 pub mod dist;
+pub mod mux;
 pub mod surge;
 pub mod web;
 
@@ -178,6 +179,8 @@ pub struct Apps {
     pub waiters: Vec<Waiter>,
     /// Per flow: has it completed its first download?
     pub first_done: Vec<bool>,
+    /// The UDP sources' pending events; only the earliest is in the scheduler.
+    pub udp_mux: mux::UdpMux,
 }
 
 /// An application that starts `delay` after every flow of `flows` has completed its
@@ -236,7 +239,17 @@ impl Apps {
                 let d = t.next();
                 cx.sched.after(d, Event::App { app, token: 0 });
             }
-            App::Udp(u) => u.fire(cx, app),
+            App::Udp(u) => {
+                let next = u.fire(cx);
+                if self.udp_mux.fired(app) {
+                    if let Some(d) = next {
+                        self.udp_mux.schedule_after(cx.sched, d, app);
+                    }
+                    self.udp_mux.arm(cx.sched);
+                } else if let Some(d) = next {
+                    cx.sched.after(d, Event::App { app, token: 0 });
+                }
+            }
             App::Surge(s) => s.event(cx, senders, token),
             App::SetWt { sender, weight } => {
                 senders.set_weight(*sender, *weight);
@@ -341,11 +354,13 @@ impl Apps {
 }
 
 impl UdpSource {
-    /// The source's timer: send the next datagram (if any) and schedule the next.
-    fn fire(&mut self, cx: &mut Ctx, app: u32) {
+    /// The source's timer: send the next datagram (if any); returns the delay until
+    /// the next one (`None`: the source is done). The caller schedules it (through
+    /// [`mux::UdpMux`]) right away, before anything else takes a sequence number.
+    fn fire(&mut self, cx: &mut Ctx) -> Option<SimTime> {
         let now = cx.now();
         if self.stop.is_some_and(|s| now >= s) {
-            return;
+            return None;
         }
         let (delay, size) = match &mut self.gen {
             UdpGen::OnOff(g) => g.next(&mut self.rng),
@@ -357,8 +372,14 @@ impl UdpSource {
             cx.net.send_from(cx.sched, self.node, id);
             self.pkts_sent += 1;
         }
-        if delay > 0.0 && delay.is_finite() {
-            cx.sched.after(SimTime::from_secs_f64(delay), Event::App { app, token: 0 });
-        }
+        (delay > 0.0 && delay.is_finite()).then(|| SimTime::from_secs_f64(delay))
+    }
+
+    /// The spacing of this source's packets while it sends (its lane in the multiplexer).
+    pub fn interval(&self) -> SimTime {
+        SimTime::from_secs_f64(match &self.gen {
+            UdpGen::OnOff(g) => g.interval_s(),
+            UdpGen::Cbr(g) => g.interval_s(),
+        })
     }
 }

@@ -15,6 +15,7 @@ not paper behaviour) into ``ablations.csv``/``ablations.png`` and the report.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -135,10 +136,7 @@ def run(out: str | Path, mode: str = "full", jobs: int = 2, *, settings: Optiona
         ablations: bool = False, log: Optional[Callable[[str], None]] = None) -> ClaimsReport:
     """Run the reproduction into ``out`` and return its claims. ``settings`` replaces the
     mode's preset (e.g. ``MODES["demo"].with_(rounds=2, seeds=[1], n_grid=[1, 2])``)."""
-    from ...version import __version__
-    from .output import (plot_friendliness, plot_schemes, write_claims_json, write_claims_markdown, write_csv,
-                         write_report)
-    from .theory import fig5_frame, plot_fig5
+    from ...sweeper import worker_pool
 
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}: use one of {', '.join(MODES)}")
@@ -148,6 +146,19 @@ def run(out: str | Path, mode: str = "full", jobs: int = 2, *, settings: Optiona
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     sdir = Path(scenario_dir) if scenario_dir is not None else find_scenario_dir()
+
+    # One pool of workers for every sweep and diagnostic run of the reproduction,
+    # started now: the processes start while Fig. 5 is drawn and the first sweep planned.
+    with worker_pool(jobs) if jobs > 1 else contextlib.nullcontext():
+        return _run(out, mode, jobs, st, sdir, progress, diagnostics, ablations, say, t0)
+
+
+def _run(out: Path, mode: str, jobs: int, st: Settings, sdir: Path, progress: bool, diagnostics: bool, ablations: bool,
+         say: Callable[[str], None], t0: float) -> ClaimsReport:
+    from ...version import __version__
+    from .output import (plot_friendliness, plot_schemes, write_claims_json, write_claims_markdown, write_csv,
+                         write_report)
+    from .theory import fig5_frame, plot_fig5
 
     f5 = fig5_frame()
     f5.write_csv(out / "fig05.csv")

@@ -298,7 +298,7 @@ def diagnose(run: FigureRun, out: Path, jobs: int = 2) -> list[dict[str, Any]]:
     """Diagnostic runs of the TCP/SPAND scheme (``spand``, or ``mixed`` in Figs. 18/19) at
     the first seed of every x value, cached in ``out/diag/<key>.json``."""
     from ...native import resolve_json
-    from ...sweeper import _atomic_write, _run_inline, _run_local, cache_version, task_key
+    from ...sweeper import SweepStats, _atomic_write, active_pool, cache_version, run_inline, task_key, worker_pool
 
     spec, sc = run.spec, run.scenario
     cap = path_capacity(sc)
@@ -324,11 +324,19 @@ def diagnose(run: FigureRun, out: Path, jobs: int = 2) -> list[dict[str, Any]]:
             jobs_list.append((key, cfg))
     todo = list(dict(jobs_list).items())
 
-    def on_done(key: str, data: bytes, wall: float) -> None:
+    def on_done(key: str, data: bytes, wall: float, cpu: float) -> None:
         _atomic_write(d / f"{key}.json", data)
 
     if todo:
-        (_run_inline(todo, _diag_task, on_done) if jobs == 1 else _run_local(todo, _diag_task, on_done, jobs))
+        stats = SweepStats("local", jobs)
+        shared = active_pool()
+        if jobs == 1:
+            run_inline(todo, _diag_task, on_done, stats)
+        elif shared is not None and shared.backend == "local" and shared.jobs == jobs:
+            shared.run(todo, _diag_task, on_done, stats)
+        else:
+            with worker_pool(jobs) as pool:
+                pool.run(todo, _diag_task, on_done, stats)
     rows = []
     for (info, sub, point), key in zip(subs, keys):
         r = json.loads((d / f"{key}.json").read_text())

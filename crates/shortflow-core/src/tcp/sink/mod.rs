@@ -118,6 +118,11 @@ pub struct TcpSink {
     /// Tell the application (`Notice::Delivered`) once every segment up to this one has
     /// arrived in order; `i64::MAX`: nobody asked (one compare per segment).
     pub notify_seq: i64,
+    /// `note_delivered` has work only once the in-order data reaches this sequence
+    /// number (one compare per segment, as `notify_seq`): the end of the oldest
+    /// transfer of this flow not yet delivered, or, with none pending when last looked,
+    /// the next advance (`seqno + 1`: a transfer started later is seen then, as before).
+    deliver_gate: i64,
 }
 
 impl TcpSink {
@@ -144,6 +149,7 @@ impl TcpSink {
             pkts_received: 0,
             dup_segs: 0,
             notify_seq: i64::MAX,
+            deliver_gate: 0,
         }
     }
 
@@ -171,7 +177,7 @@ impl TcpSink {
         } else {
             self.bytes += self.acker.update(p.seqno, p.size);
         }
-        if self.acker.seqno() > cum_before {
+        if self.acker.seqno() >= self.deliver_gate {
             self.note_delivered(cx);
         }
         if self.acker.seqno() >= self.notify_seq {
@@ -226,14 +232,22 @@ impl TcpSink {
         self.acker.seqno()
     }
 
-    /// The cumulative ack advanced: transfers of this flow now wholly received in order
-    /// are delivered (`TransferRec::delivered`).
+    /// The cumulative ack reached `deliver_gate`: transfers of this flow now wholly
+    /// received in order are delivered (`TransferRec::delivered`); sets the next gate.
+    /// With a transfer pending it runs once per transfer; with none (an endless
+    /// source), on every advance, as before the gate.
     #[inline]
     fn note_delivered(&mut self, cx: &mut Ctx) {
+        let cum = self.acker.seqno();
+        // Look again at the next advance unless a pending transfer sets a later gate.
+        self.deliver_gate = cum + 1;
         let Some(q) = cx.shared.recv_pending.get_mut(self.flow as usize) else { return };
         while let Some(&(end, rec)) = q.front() {
-            if end > self.acker.seqno() {
-                break;
+            if end > cum {
+                // The oldest pending transfer: nothing to do until it is complete (a
+                // transfer pushed behind it ends later).
+                self.deliver_gate = end;
+                return;
             }
             q.pop_front();
             cx.shared.transfers[rec as usize].delivered = Some(cx.sched.now());

@@ -349,7 +349,7 @@ def trace(
     s = seed if seed is not None else sc.seeds[0]
     cfg = sc.to_sim_config(point, s)
     names = []
-    from .expand import expand_replicas
+    from .replicas import expand_replicas
 
     for ln in expand_replicas(cfg)["links"]:
         names.append(f"{ln['src']}->{ln['dst']}")

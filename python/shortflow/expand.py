@@ -49,6 +49,8 @@ from .schema import (
     check_seed,
 )
 from .har import HarError, pages_from_har
+from .replicas import expand_replicas, flow_names
+from .replicas import round15 as _clean
 
 __all__ = ["build_sim_config", "DEFAULT_GATEWAY", "TCP_DEFAULTS", "estimate_memory", "available_memory",
            "BYTES_PER_CONNECTION", "BYTES_PER_TRANSFER", "REPLICA_MIN_COUNT", "replicable", "expand_replicas",
@@ -255,45 +257,6 @@ def _access_link(spec: LinkSpec) -> dict[str, Any]:
     link = _link("", "", spec)
     del link["src"], link["dst"]
     return link
-
-
-def expand_replicas(cfg: dict[str, Any]) -> dict[str, Any]:
-    """``cfg`` with its replicas (``SimConfig.replicas``) written out as the nodes, links,
-    flows and apps they stand for (what the core builds), for tools that read those
-    lists (packet captures, link choice). A configuration without replicas is returned as is."""
-    reps = cfg.get("replicas")
-    if not reps:
-        return cfg
-    out = {k: (list(v) if k in ("nodes", "links", "flows", "apps") else v) for k, v in cfg.items() if k != "replicas"}
-    for k in ("flows", "apps"):
-        out.setdefault(k, [])
-    for r in reps:
-        name, acc = r["name"], r["access"]
-        dacc = r.get("dst_access", acc)
-        app = r.get("app")
-        for i in range(1, r["count"] + 1):
-            s, d = f"{name}.s{i}", f"{name}.d{i}"
-            out["nodes"] += [s, d]
-            out["links"] += [{"src": s, "dst": r["src"], **acc}, {"src": r["dst"], "dst": d, **dacc}]
-            flow: dict[str, Any] = {"name": f"{name}.{i}", "src": s, "dst": d}
-            for key in ("tcp", "sink", "startup"):
-                if key in r:
-                    flow[key] = dict(r[key])
-            out["flows"].append(flow)
-            if app is not None:
-                a = {k: v for k, v in app.items() if k != "stagger_s"}
-                a["flow"] = flow["name"]
-                a["start_s"] = _clean(app.get("start_s", 0.0) + (i - 1) * app.get("stagger_s", 0.0))
-                out["apps"].append(a)
-    return out
-
-
-def flow_names(cfg: dict[str, Any]) -> list[str]:
-    """Every flow's name in configuration order: the explicit flows, then each replica's copies."""
-    names = [f["name"] for f in cfg.get("flows", [])]
-    for r in cfg.get("replicas", []):
-        names += [f"{r['name']}.{i}" for i in range(1, r["count"] + 1)]
-    return names
 
 
 @dataclass
@@ -1060,10 +1023,6 @@ def _path_rtt(m: ScenarioModel) -> Optional[tuple[str, float, float]]:
         delays += [("topology.bottleneck.delay", t.bottleneck.delay)] * (t.routers - 1)
     where, value = max(delays, key=lambda d: d[1])
     return where, value, 2 * sum(d for _, d in delays)
-
-
-def _clean(x: float) -> float:
-    return float(f"{x:.15g}")
 
 
 def build_sim_config(m: ScenarioModel, seed: int, source: Optional[str] = None) -> dict[str, Any]:

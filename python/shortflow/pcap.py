@@ -238,7 +238,7 @@ def write_pcap(
     ``snaplen`` None captures headers only. Returns the number of packets written."""
     if event not in EVENTS:
         raise ValueError(f"event {event!r}: one of {', '.join(repr(e) for e in EVENTS)}")
-    from .expand import expand_replicas
+    from .replicas import expand_replicas
 
     config = expand_replicas(config)
     nodes = {n: i for i, n in enumerate(config["nodes"])}

@@ -219,7 +219,7 @@ class RunResults:
     def flow_names(self) -> list[str]:
         """Flow names in configuration order (trace tables refer to flows by index):
         the explicit flows, then each replica's copies."""
-        from .expand import flow_names
+        from .replicas import flow_names
 
         return flow_names(self.config)
 

@@ -30,6 +30,7 @@ from typing import Any, Callable, Optional
 import polars as pl
 
 from ..claims import Claim, Report, write_claims_markdown
+from .common import load_web
 from ..jsonsafe import clean_json
 
 __all__ = ["run", "Report", "Claim", "MODES"]
@@ -50,11 +51,6 @@ CH5_RATIOS = {250: 6.13, 5120: 5.67, 40960: 4.73}
 SIZE_LABEL = {250: "250 B", 5120: "5 KB", 40960: "40 KB"}
 
 
-def _load(name: str):
-    from ...scenario import load
-    from ..paths import find_scenario_dir
-
-    return load(find_scenario_dir("web", "common.md", "SHORTFLOW_WEB_SCENARIOS") / name)
 
 
 def _rtt(sc) -> float:
@@ -96,7 +92,7 @@ def fig42(log: Callable[[str], None]) -> pl.DataFrame:
     from ...units import parse_size
     from ...webmodel import Page, download_rtts
 
-    sc = _load("fig4_2.toml")
+    sc = load_web("fig4_2.toml")
     rtt = _rtt(sc)
     sim = _sweep(sc, sc.points(), log, "Fig. 4.2")
     html, n = 5 * 1024, 4
@@ -163,7 +159,7 @@ def fig42_claims(t: pl.DataFrame) -> list[Claim]:
 def fig43(log: Callable[[str], None]) -> pl.DataFrame:
     from ...units import parse_size
 
-    sc = _load("fig4_3.toml")
+    sc = load_web("fig4_3.toml")
     t = _sweep(sc, sc.points(), log, "Fig. 4.3")
     return t.with_columns(pl.col("html").map_elements(parse_size, return_dtype=pl.Int64).alias("length_bytes")).with_columns(
         (pl.col("length_bytes") * 8 / pl.col("download_s") / 1e6).alias("throughput_mbps")).sort("length_bytes")
@@ -193,7 +189,7 @@ def ch5(name: str, settings: dict[str, Any], log: Callable[[str], None], kept_op
     counts (``_sweep`` reports a run's last page)."""
     from ...units import parse_size
 
-    sc = _load(name)
+    sc = load_web(name)
     rtt = _rtt(sc)
     pts = [p for p in sc.points() if p["flows.page.app.mode"] in settings["modes"]
            and p["flows.page.app.images"] in settings["images"]]

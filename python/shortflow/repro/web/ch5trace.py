@@ -12,6 +12,7 @@ from typing import Any, Callable
 import polars as pl
 
 from ..claims import Claim
+from .common import load_web
 
 __all__ = ["run"]
 
@@ -26,9 +27,7 @@ RTT_S = 0.335
 
 def _trace(mode: str) -> dict[str, Any]:
     from ...api import run_config
-    from . import _load
-
-    sc = _load("ch5_satellite.toml")
+    sc = load_web("ch5_satellite.toml")
     cfg = sc.to_sim_config({**POINT, "flows.page.app.mode": mode}, sc.seeds[0])
     cfg["trace"] = {"packets": True, "cwnd": True, "links": ["page.s1->r1", "r1->r2"]}
     r = run_config(cfg)

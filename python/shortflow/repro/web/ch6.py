@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional
 import polars as pl
 
 from ..claims import Claim
+from .common import load_web
 
 #: F.19: a number the thesis states is matched within +-30 %.
 TOL = 0.30
@@ -47,11 +48,6 @@ QUICK: dict[str, dict[str, list[Any]]] = {
 QUICK_SEEDS = [1, 2]
 
 
-def _load(name: str):
-    from ...scenario import load
-    from ..paths import find_scenario_dir
-
-    return load(find_scenario_dir("web", "common.md", "SHORTFLOW_WEB_SCENARIOS") / name)
 
 
 def jain(xs: list[float]) -> float:
@@ -101,7 +97,7 @@ def measure(r, classes: list[str]) -> list[dict[str, Any]]:
 def run_fig(fig: str, quick: bool, log: Callable[[str], None]) -> pl.DataFrame:
     """Every run of one figure: one row per (scheme, x, seed, class)."""
     name, axis, _ = FIGS[fig]
-    sc = _load(name)
+    sc = load_web(name)
     pts = sc.points()
     if quick:
         keep = QUICK[fig]
@@ -399,7 +395,7 @@ def xcmp(quick: bool, log: Callable[[str], None]) -> pl.DataFrame:
     clients and seeds, drops and timeouts per page, or the error that kept it from running."""
     rows = []
     for path in ("terrestrial", "satellite"):
-        sc = _load(f"xcmp/{path}.toml")
+        sc = load_web(f"xcmp/{path}.toml")
         seeds = sc.seeds[:1] if quick else sc.seeds
         t0 = time.perf_counter()
         for p in sc.points():

@@ -18,6 +18,7 @@ from typing import Any, Callable
 import polars as pl
 
 from ..claims import Claim
+from .common import load_web
 
 __all__ = ["run", "MODES"]
 
@@ -34,11 +35,6 @@ MODES: dict[str, dict[str, Any]] = {
 F72_THESIS = {"independent": 64.32, "session": 7.05}
 
 
-def _load(name: str):
-    from ...scenario import load
-    from ..paths import find_scenario_dir
-
-    return load(find_scenario_dir("web", "common.md", "SHORTFLOW_WEB_SCENARIOS") / name)
 
 
 def _run(sc, point: dict[str, Any], seed: int, links: list[str] | None = None, acks: bool = False):
@@ -74,7 +70,7 @@ def fig72(settings: dict[str, Any], log: Callable[[str], None]) -> tuple[pl.Data
     as the spec says, or not, as in ns-2's one-way TCP): request to last byte delivered,
     request to its last new segment sent, its share of the session's sends while it had
     data, drops and false retransmissions. Also the send traces of the scenario as is."""
-    sc0 = _load("session/fig7_2.toml")
+    sc0 = load_web("session/fig7_2.toml")
     links = sc0.document_at()["topology"]["links"]
     rows, traces = [], {}
     t0 = time.perf_counter()
@@ -150,7 +146,7 @@ def fig72_claims(t: pl.DataFrame) -> list[Claim]:
 def fig73(log: Callable[[str], None]) -> tuple[pl.DataFrame, dict[str, pl.DataFrame], dict[str, Any]]:
     """The stall case: sends per connection around the stall (A: the short object's first
     20 KB acked, B: its application resumes)."""
-    sc = _load("ch7/fig7_3.toml")
+    sc = load_web("ch7/fig7_3.toml")
     rows, traces = [], {}
     for p in sc.points():
         cfg, r = _run(sc, p, sc.seeds[0], links=["server->r1"])
@@ -194,7 +190,7 @@ def fig73_claims(t: pl.DataFrame, info: dict[str, Any]) -> list[Claim]:
 
 def fig74(log: Callable[[str], None]) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
     """Throughput of A, B and C from 15 s to 30 s (C joins at 10 s) from the acks."""
-    sc = _load("ch7/fig7_4.toml")
+    sc = load_web("ch7/fig7_4.toml")
     rows, traces = [], {}
     for p in sc.points():
         cfg, r = _run(sc, p, sc.seeds[0], acks=True)
@@ -241,7 +237,7 @@ def fig75(settings: dict[str, Any], log: Callable[[str], None]) -> pl.DataFrame:
     initial RTO) are counted apart from data: ``retransmits`` / ``false_retx`` are data
     segments only, ``syn_resends`` / ``syn_false`` the SYNs (from a packet trace of the
     server and client access links)."""
-    sc = _load("ch7/fig7_5.toml")
+    sc = load_web("ch7/fig7_5.toml")
     rows = []
     t0 = time.perf_counter()
     for n in settings["f75_downloads"]:

@@ -330,6 +330,18 @@ class LocalPool:
             procs = list((getattr(ex, "_processes", None) or {}).values())
             ex.shutdown(wait=False, cancel_futures=True)
             _stop_workers(procs)
+            # The executor's manager thread sees its workers gone and closes its wake-up
+            # pipe. Wait for that: at interpreter exit, concurrent.futures wakes every
+            # manager thread, and one still closing its pipe makes that wake-up write to
+            # a closed descriptor (an "OSError: Bad file descriptor" traceback after a
+            # Ctrl-C; CPython 3.11 checks the pipe's closed flag without a lock).
+            manager = getattr(ex, "_executor_manager_thread", None)
+            if manager is not None:
+                manager.join(5.0)
+                from concurrent.futures import process as _cf_process
+
+                with contextlib.suppress(Exception):
+                    _cf_process._threads_wakeups.pop(manager, None)
         else:
             ex.shutdown(wait=True)
 

@@ -157,6 +157,7 @@ impl Simulation {
             flows: Vec::with_capacity(n_flows),
             infos: Vec::with_capacity(n_flows),
             params_seen: HashMap::new(),
+            params_last: None,
             sessions: SessionTable::default(),
         };
         let resolve_gateway = |field: &str, name: &str| -> Result<usize, ConfigError> {
@@ -527,6 +528,9 @@ struct AgentBuild {
     /// Connections with identical parameters share one `TcpParams` (keyed by its
     /// Debug text, which prints every field exactly).
     params_seen: HashMap<String, Arc<TcpParams>>,
+    /// The parameters the last connection got: consecutive connections of a group are
+    /// equal, and comparing them is much cheaper than printing them.
+    params_last: Option<Arc<TcpParams>>,
     /// TCP sessions by (source node, destination node, group): the first member.
     sessions: SessionTable,
 }
@@ -549,7 +553,14 @@ fn check_route(net: &Network, f: &str, fl: &FlowConfig, s: u32, d: u32, back: bo
 impl AgentBuild {
     /// `p`, shared with the earlier connections that have the same parameters.
     fn share_params(&mut self, p: TcpParams) -> Arc<TcpParams> {
-        self.params_seen.entry(format!("{p:?}")).or_insert_with(|| Arc::new(p)).clone()
+        if let Some(last) = &self.params_last {
+            if **last == p {
+                return last.clone();
+            }
+        }
+        let shared = self.params_seen.entry(format!("{p:?}")).or_insert_with(|| Arc::new(p)).clone();
+        self.params_last = Some(shared.clone());
+        shared
     }
 
     /// Add TCP flow `name` (field path `f`) from node `ends.0` to `ends.1` with the

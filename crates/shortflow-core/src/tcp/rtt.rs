@@ -7,7 +7,7 @@
 //! up"). Changing any of it changes every timeout.
 
 /// Static parameters (ns-2 knobs).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RttParams {
     pub tick: f64,
     pub srtt_bits: u32,

@@ -54,7 +54,7 @@ pub const TIMER_TLP: u8 = 4;
 mod sack;
 
 /// Static per-connection parameters (resolved from `TcpConfig`), shared by `Arc`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TcpParams {
     pub variant: TcpVariant,
     pub wnd: f64,

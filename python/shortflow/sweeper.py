@@ -11,6 +11,8 @@ Layout of an output directory ``DIR``::
     DIR/index.json               every (point, seed) -> key and config file
     DIR/results.parquet          all rows: scenario, axes..., seed, transfer columns, config_key
     DIR/journal.jsonl            one line per task computed (key, point, seed, wall and CPU time)
+                                 (written after its cache entry: a sweep killed between the
+                                 two has an entry without a line; the cache is the truth)
 
 A task's key is the sha256 of its resolved configuration (the text ``_core.resolve``
 returns, deterministic) and the package version. Only the driver process writes files, each atomically

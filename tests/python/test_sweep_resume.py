@@ -61,7 +61,12 @@ def test_killed_sweep_resumes(core, examples: Path, tmp_path: Path, subprocess_e
     assert 4 <= len(finished) < n_tasks, "the kill must land mid-way"
     assert not (out / "results.parquet").exists()
     before = journal_keys(out)
-    assert sorted(before) == sorted(p.name.removesuffix(".parquet") for p in finished)
+    # The driver writes a task's cache entry, then its journal line: a kill -9 between the
+    # two leaves at most one entry without a line (the cache is the truth; the journal is
+    # the timing log). Every line names an entry.
+    cached_keys = {p.name.removesuffix(".parquet") for p in finished}
+    assert len(before) == len(set(before)) and set(before) <= cached_keys
+    assert len(cached_keys - set(before)) <= 1
 
     done = subprocess.run(cmd, env=subprocess_env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

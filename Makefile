@@ -9,6 +9,10 @@ VPY    := $(VENV)/bin/python
 VPIP   := $(VPY) -m pip
 SF     := $(VENV)/bin/shortflow
 CARGO  ?= cargo
+# bash for `time` on each quick reproduction in test-repro (its wall and CPU seconds in the
+# CI log show which one to trim before make test nears its 15-minute budget).
+SHELL  := /bin/bash
+export TIMEFORMAT := [time] %R s wall, %U s user CPU
 
 .PHONY: all install native demo test test-rust test-python test-tools test-repro bench goldens repro-spand repro-faststart clean
 
@@ -68,30 +72,30 @@ test-tools:
 test-repro: install
 	# Fair-share slow start (P3), quick: 10 runs of 600 s; every claim must be evaluated.
 	rm -rf out/ci-repro-fairshare-quick
-	$(SF) repro fairshare --quick --out out/ci-repro-fairshare-quick
+	time $(SF) repro fairshare --quick --out out/ci-repro-fairshare-quick
 	$(VPY) -c "import json, sys, math; c = json.load(open('out/ci-repro-fairshare-quick/claims.json')); n = sum(not math.isnan(x['ours']) for x in c); print('fairshare claims evaluated:', n, 'of', len(c)); sys.exit(0 if n == len(c) else 1)"
 	rm -rf out/ci-repro-quick
-	$(SF) repro spand --quick --no-progress --out out/ci-repro-quick
+	time $(SF) repro spand --quick --no-progress --out out/ci-repro-quick
 	$(VPY) -c "import json, sys; c = json.load(open('out/ci-repro-quick/claims.json'))['counts']; print('claims:', c); sys.exit(1 if c['skipped'] or c['evaluated'] < c['claims'] - 1 else 0)"
 	rm -rf out/ci-repro-asym-quick
-	$(SF) repro asym --quick --out out/ci-repro-asym-quick
+	time $(SF) repro asym --quick --out out/ci-repro-asym-quick
 	$(VPY) -c "import json, sys; c = json.load(open('out/ci-repro-asym-quick/claims.json'))['claims']; miss = [x['id'] for x in c if x['pass'] is None and '-fs' not in x['id'] and not x['id'].startswith('ns-')]; print('asym claims:', len(c), 'without verdict:', miss); sys.exit(1 if miss else 0)"
 	# TCP Vienna (P4 Figs. 1, 3, 5, 6), quick: about half a minute; every listed figure must be produced.
 	rm -rf out/ci-repro-vienna-quick
-	$(SF) repro vienna --quick --out out/ci-repro-vienna-quick
+	time $(SF) repro vienna --quick --out out/ci-repro-vienna-quick
 	$(VPY) -c "import json, sys; c = json.load(open('out/ci-repro-vienna-quick/claims.json'))['counts']; print('vienna claims:', c); sys.exit(1 if c['evaluated'] < 14 else 0)"
 	# Web transfers (thesis ch. 4-5: Figs. 4.2, 4.3, 5.6, 5.7), quick: about 15 s; every claim but the
 	# "not yet run" rows (ch. 6-7 session results) must be evaluated.
 	rm -rf out/ci-repro-web-quick
-	$(SF) repro web --quick --out out/ci-repro-web-quick
+	time $(SF) repro web --quick --out out/ci-repro-web-quick
 	$(VPY) -c "import json, sys; c = json.load(open('out/ci-repro-web-quick/claims.json'))['counts']; print('web claims:', c); sys.exit(1 if c['evaluated'] + c['not_run'] < c['claims'] or c['evaluated'] < 15 else 0)"
 	# Linux profile vs real Linux (issue 19), quick: four reno configurations, a few seconds; every row must be simulated.
 	rm -rf out/ci-repro-linux-quick
-	$(SF) repro linux --quick --out out/ci-repro-linux-quick
+	time $(SF) repro linux --quick --out out/ci-repro-linux-quick
 	$(VPY) -c "import json, sys; r = json.load(open('out/ci-repro-linux-quick/rows.json')); miss = [x['tag'] for x in r if x['ours_s'] is None]; print('linux rows:', len(r), 'pass:', sum(x['passed'] for x in r), 'not simulated:', miss); sys.exit(1 if miss or not r else 0)"
 	# TCP Fast Start (thesis ch. 8), quick: about 50 s on 2 idle cores (26 s CPU); every claim must be evaluated.
 	rm -rf out/ci-repro-faststart-quick
-	$(SF) repro faststart --quick --no-progress --out out/ci-repro-faststart-quick
+	time $(SF) repro faststart --quick --no-progress --out out/ci-repro-faststart-quick
 	$(VPY) -c "import json, sys; c = json.load(open('out/ci-repro-faststart-quick/claims.json'))['counts']; print('claims:', c); sys.exit(1 if c['evaluated'] < c['claims'] else 0)"
 
 # ---- more -------------------------------------------------------------------

@@ -32,7 +32,10 @@ def test_every_figure_and_claim_is_produced(report: web.Report) -> None:
         assert (out / f"{f}.csv").stat().st_size > 0 and (out / f"{f}.png").stat().st_size > 0, f
     assert {"f68-vs-conc", "f68b-timeouts", "f69a", "f610-gap", "f611-gain", "f612-conc", "f613b-low",
             "f614b-slower", "f615-low", "xcmp-terrestrial", "xcmp-satellite"} <= ids
-    assert not ids & {"f68-not-run", "f615-not-run", "xcmp-not-run", "f75-not-run"}
+    assert not ids & {"f68-not-run", "f615-not-run", "xcmp-not-run", "f75-not-run", "f66-not-run"}
+    # Fig. 6.6 runs (repro/web/fig66.py): its plot, table and claims.
+    assert (out / "fig6_6.csv").stat().st_size > 0 and (out / "fig6_6.png").stat().st_size > 0
+    assert {"f66a-stagnate", "f66b-equal", "f66-consistent", "f66b-join"} <= ids
     # Ch. 7 runs (repro/web/ch7.py): its figures and claims, each with a verdict.
     for f in ("fig7_2", "fig7_3", "fig7_4", "fig7_5"):
         assert (out / "ch7" / f"{f}.csv").stat().st_size > 0 and (out / "ch7" / f"{f}.png").stat().st_size > 0
@@ -85,3 +88,22 @@ def test_ch7_numbers_come_from_the_runs(report: web.Report) -> None:
     assert (s["false_retx"] <= s["retransmits"]).all()
     claim = next(c for c in report.claims if c.id == "c7-f75-ilr")
     assert f"({s['false_retx'].sum()} of {s['retransmits'].sum()})" in claim.measured
+
+
+def test_fig66_numbers_come_from_the_runs(report: web.Report) -> None:
+    t = pl.read_csv(Path(report.out) / "fig6_6.csv")
+    assert sorted(t["scheme"].unique().to_list()) == ["independent", "session"]
+    # The longest stall is the largest of the four connections' own.
+    per = t.select([f"stall_{k}_s" for k in range(1, 5)]).max_horizontal()
+    assert (per == t["max_stall_s"]).all()
+    assert ((t["jain_all_on"] > 0.25) & (t["jain_all_on"] <= 1.0 + 1e-12)).all()
+    claim = next(c for c in report.claims if c.id == "f66-consistent")
+    s = t.filter(pl.col("scheme") == "session")["max_stall_s"].mean()
+    assert f"session {s:.2f} s" in claim.measured
+
+
+def test_ch6_timeouts_split_into_syn_and_data(report: web.Report) -> None:
+    t = pl.read_csv(Path(report.out) / "fig6_8.csv")
+    assert (t["syn_timeouts_per_dl"] >= 0).all() and (t["data_timeouts_per_dl"] >= -1e-9).all()
+    total = t["syn_timeouts_per_dl"] + t["data_timeouts_per_dl"]
+    assert ((total - t["timeouts_per_dl"]).abs() < 1e-9).all()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from shortflow import Scenario
@@ -96,7 +97,6 @@ def test_run_out_writes_the_page_tables(core, tmp_path: Path) -> None:
     r = CliRunner().invoke(app, ["run", str(sc), "--out", str(tmp_path / "out"), "--no-progress"])
     assert r.exit_code == 0, r.output
     assert "web pages: 1 (0 unfinished)" in r.output
-    import polars as pl
 
     pages = pl.read_parquet(tmp_path / "out" / "pages.parquet")
     objects = pl.read_parquet(tmp_path / "out" / "objects.parquet")
@@ -214,3 +214,109 @@ app = { kind = "web", mode = "getlist", html = "1KB", images = 5, image = "2KB",
     assert p["download_s"].max() >= 1.0
     # ... and the fastest took a few round trips only.
     assert p["download_s"].min() < 0.5
+
+
+def test_syn_resends_are_the_syn_timeouts(core) -> None:
+    """``repro web``'s split of the timeouts (ch6.syn_resends): the server resends its SYN
+    segment (sequence 0) only when the SYN timer fires. Lossless: none. With the client ->
+    server direction lossy, acks of SYN-ACKs are lost, so some SYNs are resent, and every
+    resend is one of the connection's timeouts."""
+    from shortflow.api import run_config
+    from shortflow.repro.web.ch6 import syn_resends
+
+    def run(loss: float):
+        sc = Scenario.from_toml(f"""
+name = "web-syn-split"
+[topology]
+kind = "explicit"
+nodes = ["server", "client"]
+links = [{{ src = "server", dst = "client", rate = "10Mb", delay = "20ms", reverse_loss = {loss} }}]
+[tcp]
+window_init = 1
+syn = true
+[[flows]]
+name = "web"
+src = "server"
+dst = "client"
+app = {{ kind = "web", mode = "conc", html = "1KB", images = 4, image = "1KB", pages = 10, think = "1s", ctl_rto = "1s" }}
+""")
+        cfg = sc.to_sim_config(None, 3)
+        cfg["trace"] = {"packets": True, "acks": False, "links": ["server->client"]}
+        r = run_config(cfg)
+        return r, syn_resends(r, [f["name"] for f in cfg["flows"]], "server->client")
+
+    r, syn = run(0.0)
+    assert r.flows.height > 0 and set(syn.values()) == {0} and r.flows["timeouts"].sum() == 0
+    r, syn = run(0.3)
+    tos = dict(zip(r.flows["flow"].to_list(), r.flows["timeouts"].to_list()))
+    assert sum(syn.values()) > 0
+    assert all(0 <= syn[f] <= tos[f] for f in syn), (syn, tos)
+
+
+def _page_scenario(app: str) -> Scenario:
+    """One pair on the model's regime path (1 Gb/s, RTT 100 ms, 1500 B segments, IW 1)."""
+    return Scenario.from_toml(f"""
+name = "web-page-model"
+[topology]
+kind = "explicit"
+nodes = ["server", "client"]
+links = [{{ src = "server", dst = "client", rate = "1Gb", delay = "50ms", queue = {{ kind = "droptail", limit = 100000 }} }}]
+[tcp]
+window = 100000
+window_init = 1
+packet_size = 1500
+[[flows]]
+name = "web"
+src = "server"
+dst = "client"
+app = {{ kind = "web", {app} }}
+""")
+
+
+def test_a_page_list_is_used_in_turn_and_each_page_agrees_with_the_model(core) -> None:
+    a = Page(1000, (500, 3000, 7000))
+    b = Page(2000, (100,))
+    lst = '[{ html = "1000B", images = ["500B", "3000B", "7000B"] }, { html = "2000B", images = ["100B"] }]'
+    for mode in ("seq", "conc", "getlist", "getall"):
+        # idle_close: a persistent connection is closed in the think time, so every page
+        # starts on a fresh connection, as the model's formulas assume.
+        p = _page_scenario(f'mode = "{mode}", page_list = {lst}, pages = 4, think = "5s"'
+                           + (', idle_close = "1s"' if mode in ("getlist", "getall") else "")).simulate(seed=1).pages
+        assert p["objects"].to_list() == [4, 2, 4, 2], mode
+        assert p["bytes"].to_list() == [11500, 2100, 11500, 2100], mode
+        for k, page in enumerate((a, b)):
+            model = download_rtts(page, 1460, mode)  # 1500 B packets carry 1460 B of payload
+            for t in p["download_s"].to_list()[k::2]:
+                assert t / RTT == pytest.approx(model, rel=0.02) and t / RTT >= model, (mode, k, t, model)
+
+
+def test_server_think_time_delays_every_response(core) -> None:
+    base = _page_scenario('mode = "seq", html = "1000B", images = 2, image = "1000B"').simulate(seed=1).pages
+    slow = _page_scenario('mode = "seq", html = "1000B", images = 2, image = "1000B", server_think = "30ms"')
+    t = slow.simulate(seed=1).pages
+    # Three requests in sequence (the HTML and two images), each answered 30 ms later.
+    assert t["download_s"][0] - base["download_s"][0] == pytest.approx(3 * 0.030, abs=1e-6)
+
+
+def test_idle_close_makes_the_next_page_open_a_fresh_connection(core) -> None:
+    page = 'mode = "persistent", html = "1000B", images = 2, image = "1000B", pages = 2, think = "2s"'
+    kept = _page_scenario(page).simulate(seed=1).pages
+    closed = _page_scenario(page + ', idle_close = "1s"').simulate(seed=1).pages
+    assert kept["conns_opened"].to_list() == [1, 0]
+    assert closed["conns_opened"].to_list() == [1, 1]
+    # The fresh connection pays its SYN round trip again.
+    assert closed["download_s"][1] - kept["download_s"][1] == pytest.approx(RTT, rel=0.02)
+
+
+def test_random_pages_follow_their_distributions_per_seed(core) -> None:
+    app = ('mode = "seq", pages = 20, random = { html = { kind = "fixed", size = "2KB" }, '
+           'image = { kind = "uniform", min = "1KB", max = "8KB" }, images = [1, 4] }')
+    sc = _page_scenario(app)
+    p1, p1b, p2 = (sc.simulate(seed=s) for s in (1, 1, 2))
+    n = p1.pages["objects"] - 1
+    assert n.min() >= 1 and n.max() <= 4 and n.n_unique() > 1
+    img = p1.objects.filter(pl.col("object") > 0)["bytes"]
+    assert img.min() >= 1000 and img.max() <= 8000 and img.n_unique() > 5  # KB = 1000 B
+    assert (p1.objects.filter(pl.col("object") == 0)["bytes"] == 2000).all()
+    assert p1.pages["bytes"].to_list() == p1b.pages["bytes"].to_list(), "same seed, same pages"
+    assert p1.pages["bytes"].to_list() != p2.pages["bytes"].to_list()

@@ -12,9 +12,9 @@ Ch. 6's TCP-session figures (Figs. 6.8-6.15) and the issue's cross-comparison of
 workload under every retrieval mode and start-up policy come from ``ch6.py``. Ch. 7
 (Figs. 7.2-7.5: HRR scheduling, the stall case, proxy sub-sessions, false
 retransmissions) runs in ``ch7.py`` and writes under ``ch7/``; the ch. 5 sequence/cwnd
-traces (Figs. 5.8-5.9) in ``ch5trace.py``, under ``ch5/``. Fig. 6.6 and the Olympics
-trace study (Table 4.1, Figs. 4.4-4.7) are listed as "not yet run" rows, never as
-passes. Choices behind every
+traces (Figs. 5.8-5.9) in ``ch5trace.py``, under ``ch5/``; Fig. 6.6 (competition vs
+sharing of four connections) in ``fig66.py``. The Olympics trace study (Table 4.1,
+Figs. 4.4-4.7) is listed as "not yet run" rows, never as passes. Choices behind every
 number: ``scenarios/web/common.md``.
 """
 
@@ -301,10 +301,10 @@ def counts_of(t: pl.DataFrame) -> list[int]:
 NOT_RUN = [
     ("t41", "Table 4.1", "timer-driven recovery dominates the Olympics trace (49 % coarse timeouts + 7 % slow-start "
      "retransmissions vs 44 % fast retransmit); SACK would avoid about 4 % of timeouts",
-     "the trace is not available; the pcap analyzer (`shortflow pcap analyze`) awaits simulated traces"),
+     "the IBM trace is not in /work/shared (nor any public HTTP/1.0-era server trace); the analysis "
+     "(`shortflow pcap analyze`) exists and is tested on captures with known ground truth; no data made up"),
     ("f44-f47", "Figs. 4.4-4.7", "rwnd < 8 KB in > 60 % of connections; throughput positively correlated with "
      "concurrent connections for ~90 % of hosts; m ≈ n/2 losers; effective decrease 0.6-0.75", "as Table 4.1"),
-    ("f66", "Fig. 6.6", "with TCP session every active connection's slope is about equal", "not set up yet: the per-connection sequence plots of one session page"),
 ]
 
 
@@ -405,9 +405,11 @@ def run(out: str | Path, mode: str = "full", *, log: Optional[Callable[[str], No
     files += ["fig5_6.csv", "fig5_7.csv", "fig5_6_kept_open.csv",
               _plot_ch5(terr, out / "fig5_6.png", "Thesis Fig. 5.6 simulated: terrestrial WAN, RTT 70 ms, 10 Mb/s" + note).name,
               _plot_ch5(sat, out / "fig5_7.png", "Thesis Fig. 5.7 simulated: DirecPC, RTT 335 ms, 400 Kb/s down" + note).name]
-    from . import ch5trace, ch6, ch7
+    from . import ch5trace, ch6, ch7, fig66
 
     c6, f6 = ch6.run(out, mode == "quick", say)
+    c66, f66 = fig66.run(out, mode == "quick", say)
+    c6, f6 = c66 + c6, f66 + f6
     c5t, f5t = ch5trace.run(out / "ch5", say)
     c7, f7 = ch7.run(out / "ch7", mode, say)
     files += f6 + f5t + f7

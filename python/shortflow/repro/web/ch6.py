@@ -68,10 +68,28 @@ def _x_value(v: Any) -> float:
     return float(v)
 
 
-def measure(r, classes: list[str]) -> list[dict[str, Any]]:
+#: The bottleneck link whose packet trace gives the SYN resends (servers are on r1's side).
+SYN_LINK = "r1->r2"
+
+
+def syn_resends(r, names: list[str], link: str = SYN_LINK) -> dict[str, int]:
+    """Per connection name: how many times the server resent its SYN segment (sequence 0,
+    the SYN-ACK of ``traffic/web.rs``), from the packet trace of ``link`` (:data:`SYN_LINK`:
+    every copy the server sends crosses it, a copy dropped there included). The plain sender and
+    the session resend a SYN only when its own SYN timer fires (the session's shared timer
+    never covers a SYN, spec F.2), so these are the connections' SYN timeouts."""
+    at = r.links["link"].to_list().index(link)
+    syn = r.packets.filter((pl.col("link") == at) & (pl.col("event") == ord("+")) & (pl.col("kind") == 0)
+                           & (pl.col("seqno") == 0))
+    counts = syn.group_by("flow").len()
+    return {names[f]: n - 1 for f, n in counts.iter_rows()}
+
+
+def measure(r, classes: list[str], syn: Optional[dict[str, int]] = None) -> list[dict[str, Any]]:
     """Per web group (class) of one run: mean page time, unfinished pages, timeouts and
     drops per download, fairness. Drops are the bottleneck's, both directions, shared by
-    every class (per download of all classes)."""
+    every class (per download of all classes). With ``syn`` (:func:`syn_resends`) the
+    timeouts are also split into SYN timeouts and data timeouts (the rest)."""
     pages = r.pages
     links = r.links.filter(pl.col("link").is_in(["r1->r2", "r2->r1"]))
     drops = int(links["drops"].sum())
@@ -84,18 +102,25 @@ def measure(r, classes: list[str]) -> list[dict[str, Any]]:
         times = pg["download_s"].fill_null(float("nan")).to_list()
         done = [t for t in times if t == t]
         fl = r.flows.filter(pl.col("flow").str.starts_with(g + "."))
-        out.append({
+        row = {
             "class": g, "downloads": pg.height, "unfinished": pg.height - len(done),
             "time_s": sum(done) / len(done) if done else float("nan"),
             "timeouts_per_dl": float(fl["timeouts"].sum()) / pg.height,
             "drops_per_dl": drops / max(n_all, 1),
             "fairness": jain(done),
-        })
+        }
+        if syn is not None:
+            st = sum(v for k, v in syn.items() if k.startswith(g + "."))
+            row["syn_timeouts_per_dl"] = st / pg.height
+            row["data_timeouts_per_dl"] = row["timeouts_per_dl"] - st / pg.height
+        out.append(row)
     return out
 
 
 def run_fig(fig: str, quick: bool, log: Callable[[str], None]) -> pl.DataFrame:
     """Every run of one figure: one row per (scheme, x, seed, class)."""
+    from ...api import run_config
+
     name, axis, _ = FIGS[fig]
     sc = load_web(name)
     pts = sc.points()
@@ -108,7 +133,10 @@ def run_fig(fig: str, quick: bool, log: Callable[[str], None]) -> pl.DataFrame:
     t0 = time.perf_counter()
     for p in pts:
         for s in seeds:
-            r = sc.simulate(seed=s, point=p)
+            cfg = sc.to_sim_config(p, s)
+            cfg["trace"] = {"packets": True, "acks": False, "links": [SYN_LINK]}
+            r = run_config(cfg)
+            syn = syn_resends(r, [f["name"] for f in cfg["flows"]])
             scheme = p.get("scheme", "")
             if fig == "6.13":
                 x = float(scheme[1:])
@@ -117,7 +145,7 @@ def run_fig(fig: str, quick: bool, log: Callable[[str], None]) -> pl.DataFrame:
             else:
                 x = _x_value(p[axis]) if axis else 0.0
             extra = {"rate": p["topology.bottleneck.rate"]} if fig == "6.14" else {}
-            for m in measure(r, classes):
+            for m in measure(r, classes, syn):
                 rows.append({"fig": fig, "scheme": scheme, "x": x, "seed": s, **extra, **m})
     log(f"Fig. {fig}: {len(pts)} points x {len(seeds)} seeds in {time.perf_counter() - t0:.1f} s")
     return pl.DataFrame(rows)
@@ -131,7 +159,8 @@ def summarise(runs: pl.DataFrame) -> pl.DataFrame:
     g = runs.group_by(keys).agg(
         pl.col("time_s").mean().alias("time_s"), pl.col("time_s").std().alias("sd"), pl.len().alias("runs"),
         pl.col("unfinished").sum().alias("unfinished"), pl.col("timeouts_per_dl").mean(),
-        pl.col("drops_per_dl").mean(), pl.col("fairness").mean())
+        pl.col("drops_per_dl").mean(), pl.col("syn_timeouts_per_dl").mean(), pl.col("data_timeouts_per_dl").mean(),
+        pl.col("fairness").mean())
     g = g.with_columns(pl.struct(["sd", "runs"]).map_elements(lambda r: ci95(r["sd"], r["runs"]) or 0.0,
                                                               return_dtype=pl.Float64).alias("ci95"))
     return g.drop("sd").sort(keys)
@@ -218,16 +247,24 @@ def claims_68(t: pl.DataFrame) -> list[Claim]:
     out.append(_c("f68b-timeouts", "Fig. 6.8b", "timeouts are often > 7x higher for httpconc",
                   f"{right:g} downloads: timeouts per download httpconc {T['httpconc']:.2f}, session "
                   f"{T['session']:.2f} ({tr:.1f}x)", f"> 7 x (1 - {TOL:.0%})", tr > 7 * (1 - TOL)))
+    S = {k: _series(t, k, "syn_timeouts_per_dl")[right] for k in ("httpseq", "httpconc", "session")}
+    D = {k: T[k] - S[k] for k in T}
+    split = ("timeouts per download split at " f"{right:g}: " + "; ".join(
+        f"{k} {S[k]:.2f} SYN + {D[k]:.2f} data" for k in ("httpseq", "httpconc", "session")))
     fc = T["httpconc"] / L["httpconc"] if L["httpconc"] else float("nan")
     fs = T["session"] / L["session"] if L["session"] else float("nan")
     out.append(_c("f68b-timeout-share", "Fig. 6.8b", "> 75 % of httpconc losses end in a timeout, < 25 % for session",
                   f"timeouts / drops at {right:g}: httpconc {fc:.0%}, session {fs:.0%}", "> 75 % and < 25 %",
-                  fc > 0.75 and fs < 0.25, "timeouts include SYN timeouts; drops include dropped SYNs and requests"))
+                  fc > 0.75 and fs < 0.25, "timeouts include SYN timeouts; drops include dropped SYNs and requests; "
+                  f"{split}; data timeouts / drops: httpconc {D['httpconc'] / L['httpconc']:.0%}, session "
+                  f"{D['session'] / L['session']:.0%}" if L["httpconc"] and L["session"] else split))
     ls, ts = L["session"] / L["httpseq"], T["session"] / T["httpseq"] if T["httpseq"] else float("nan")
     out.append(_c("f68b-vs-seq", "Fig. 6.8b", "session has about 30 % more losses than httpseq but about half its "
                   "timeouts", f"at {right:g}: session / httpseq losses {ls:.2f}, timeouts {ts:.2f}",
                   f"losses within ±{TOL:.0%} of 1.3, timeouts within ±{TOL:.0%} of 0.5",
-                  _within(ls, 1.3) and _within(ts, 0.5)))
+                  _within(ls, 1.3) and _within(ts, 0.5),
+                  f"{split}; data timeouts only: session / httpseq "
+                  f"{D['session'] / D['httpseq']:.2f}" if D["httpseq"] else split))
     if noilr:
         r = _div(noilr, sess)
         loaded = {x: v for x, v in r.items() if x >= 10}

@@ -414,5 +414,6 @@ def run(out: Path, mode: str, log: Callable[[str], None]) -> tuple[list[Claim], 
     claims.append(Claim("c7-webmux-not-run", "§7.1.2.2", "one persistent connection with WebMUX-style multiplexing "
                         "and a 32 KB socket buffer: the short object in 15.90 s, about 9 s of it draining the buffer",
                         "not yet run", "–", None, "thesis",
-                        "needs stream multiplexing inside one connection with a sender socket buffer; not built"))
+                        "needs a sender socket buffer (the core's senders have a transfer's data at once) and the "
+                        "multiplexer's interleaving policy, which neither the thesis nor spec D.2 gives; not built"))
     return claims, files

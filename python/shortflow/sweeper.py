@@ -277,7 +277,8 @@ def run_sweep(
 
     The tasks run on the workers of the enclosing :func:`worker_pool` block when it has
     this ``jobs`` and ``backend``, else on workers started for this sweep (the local
-    ones start while planning and the driver's first tasks run). At the end the sweep's
+    ones while the driver's first tasks run, once the work left is worth their start-up:
+    ``workers.DEFER_START_S``). At the end the sweep's
     :class:`SweepStats` (tasks/s, utilisation, start-up) go into ``sweep.json`` and,
     with ``report_stats`` (default: ``progress``), one line to the console."""
     if backend not in ("local", "ray"):
@@ -294,7 +295,8 @@ def run_sweep(
         elif backend == "ray":
             pool = stack.enter_context(worker_pool(jobs, "ray", ray_address))
         elif jobs > 1:
-            pool = stack.enter_context(worker_pool(jobs))  # starts now: overlaps the planning
+            # started once the work left is worth the processes' start-up
+            pool = stack.enter_context(worker_pool(jobs, defer=True))
         else:
             pool = None
         return _run_sweep(sc, pool, jobs, backend, out, cache, progress, fresh, task_fn, resolve_fn, version,

@@ -433,10 +433,12 @@ class LocalPool:
         thread = threading.Thread(target=driver, daemon=True, name="shortflow-driver-task")
         thread.start()
         driver_running, feeding = True, False
+        started = self._ex is not None
         try:
             while driver_running or pending:
                 if self._ex is None and self.processes and worth_starting():
                     self.start()
+                started = started or self._ex is not None
                 if not feeding and self.processes and work and self._ready():
                     feeding = True
                 if feeding:
@@ -467,7 +469,7 @@ class LocalPool:
             stats.elapsed_s = time.perf_counter() - t0
             stats.startup_s = self.startup_s if self.processes else None
             stats.reused = reused and self.startup_s is not None
-            stats.not_started = bool(self.processes) and self._ex is None and not reused
+            stats.not_started = bool(self.processes) and not started
         thread.join()
 
     @staticmethod

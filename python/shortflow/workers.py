@@ -6,7 +6,9 @@ processes (spawned, so they do not inherit polars' threads). The driver thread s
 the first task at once, while the processes start (about a second: Python, polars, the
 core); they get tasks only once they answered, so a sweep shorter than their start-up is
 finished by the driver alone and ``--jobs N`` is never slower than ``--jobs 1`` by more
-than the start-up's CPU. Short tasks go to the processes in batches of about
+than the start-up's CPU. A sweep that starts its own processes (no pool block) starts
+them only once the work left is worth it (:data:`DEFER_START_S`), so a short sweep does
+not pay that CPU either. Short tasks go to the processes in batches of about
 :data:`BATCH_TARGET_S` (at most a share of what is left, so the end stays balanced).
 
 A pool opened with :func:`worker_pool` (``with worker_pool(jobs): ...``) is used by every
@@ -20,7 +22,8 @@ core's progress callback raises) and the processes are terminated.
 
 Ray (:class:`RayCluster`): reuses a running cluster (``address``, ``$RAY_ADDRESS`` or the
 one ``ray.init(address="auto")`` finds), else starts a local one for the pool's life;
-its start-up is reported apart from the sweep's work.
+its start-up (connecting or starting, and one warmed-up worker process per slot) is
+reported apart from the sweep's work.
 """
 
 from __future__ import annotations
@@ -60,6 +63,13 @@ DELAY_ENV = "SHORTFLOW_TASK_DELAY_S"
 #: Wall time a batch of short tasks sent to a worker process aims at (s): enough that
 #: the hand-over (pickling, a pipe round trip, well under a millisecond) is < 1 %.
 BATCH_TARGET_S = 0.1
+
+#: A sweep that starts its own worker processes (no :func:`worker_pool` block) starts
+#: them only once its work left is at least this long (s; about their start-up: Python,
+#: polars, the core): estimated from the tasks done so far, or the sweep has run this
+#: long. A shorter sweep is finished by the driver thread alone, which the processes'
+#: start-up would only have slowed down (it competes for the cores).
+DEFER_START_S = 1.0
 
 TaskFn = Callable[[str], bytes]
 #: ``on_done(key, data, wall_s, cpu_s)``: a finished task's result and its cost.
@@ -219,6 +229,8 @@ class SweepStats:
     by_worker: dict[str, int] = field(default_factory=dict)
     #: hand-overs to worker processes (batches of short tasks count once)
     batches: int = 0
+    #: the sweep was too short to start its worker processes (see ``DEFER_START_S``)
+    not_started: bool = False
 
     @property
     def tasks_per_s(self) -> float:
@@ -241,7 +253,9 @@ class SweepStats:
             return "nothing computed (all tasks cached)"
         where = ", ".join(f"{n} {w}" for w, n in sorted(self.by_worker.items()))
         start = ""
-        if self.startup_s is None and self.backend == "local" and self.slots > 1:
+        if self.not_started:
+            start = "; no worker process started (a sweep shorter than their start-up)"
+        elif self.startup_s is None and self.backend == "local" and self.slots > 1:
             start = "; the worker processes were still starting"
         elif self.startup_s is not None:
             start = (f"; worker start-up {self.startup_s:.2f} s (overlapped)" if self.backend == "local" and not self.reused
@@ -257,7 +271,8 @@ class SweepStats:
                 "utilisation": round(self.utilisation, 4), "busy_s": round(self.busy_s, 4),
                 "cpu_s": round(self.cpu_s, 4),
                 "startup_s": None if self.startup_s is None else round(self.startup_s, 4),
-                "reused": self.reused, "by_worker": dict(sorted(self.by_worker.items())), "batches": self.batches}
+                "reused": self.reused, "by_worker": dict(sorted(self.by_worker.items())), "batches": self.batches,
+                "not_started": self.not_started}
 
 
 # --- the local pool ---------------------------------------------------------------
@@ -265,14 +280,17 @@ class SweepStats:
 
 class LocalPool:
     """``jobs`` parallel simulations: a thread in the driver and ``jobs - 1`` processes,
-    started once (:meth:`start`) and reused by every :meth:`run` until :meth:`close`."""
+    started once (:meth:`start`) and reused by every :meth:`run` until :meth:`close`.
+    ``defer``: :meth:`run` starts the processes only when the work left is worth their
+    start-up (:data:`DEFER_START_S`)."""
 
     backend = "local"
 
-    def __init__(self, jobs: int) -> None:
+    def __init__(self, jobs: int, defer: bool = False) -> None:
         if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
             raise ScenarioError(None, f"jobs = {jobs!r}: need at least 1")
         self.jobs = jobs
+        self.defer = defer
         self._ex: Optional[ProcessPoolExecutor] = None
         self._started_at = 0.0
         self._probes: list[Future] = []
@@ -352,7 +370,8 @@ class LocalPool:
         results that had arrived to ``on_done`` and is raised again."""
         # reused: the processes served an earlier run (not just started for this one)
         reused = self._ex is not None and self.processes > 0 and self.runs > 0
-        self.start()
+        if not self.defer:
+            self.start()
         self.runs += 1
         work = collections.deque(todo)
         lock = threading.Lock()
@@ -404,12 +423,22 @@ class LocalPool:
                 stats.count(where, wall, cpu)
                 on_done(key, data, wall, cpu)
 
+        def worth_starting() -> bool:
+            """Deferred start: is the work left at least DEFER_START_S?"""
+            left = len(work)
+            return left > 0 and (time.perf_counter() - t0 >= DEFER_START_S
+                                 or (mean.n > 0 and mean.value * left >= DEFER_START_S))
+
         t0 = time.perf_counter()
         thread = threading.Thread(target=driver, daemon=True, name="shortflow-driver-task")
         thread.start()
         driver_running, feeding = True, False
+        started = self._ex is not None
         try:
             while driver_running or pending:
+                if self._ex is None and self.processes and worth_starting():
+                    self.start()
+                started = started or self._ex is not None
                 if not feeding and self.processes and work and self._ready():
                     feeding = True
                 if feeding:
@@ -440,6 +469,7 @@ class LocalPool:
             stats.elapsed_s = time.perf_counter() - t0
             stats.startup_s = self.startup_s if self.processes else None
             stats.reused = reused and self.startup_s is not None
+            stats.not_started = bool(self.processes) and not started
         thread.join()
 
     @staticmethod
@@ -485,6 +515,15 @@ def _package_root() -> str:
     return str(Path(__file__).resolve().parent.parent)
 
 
+def _ray_warm() -> int:
+    """Run on a Ray worker at start-up: load what every task needs; its pid."""
+    from . import native, results  # noqa: F401
+
+    with contextlib.suppress(Exception):
+        native.core()
+    return os.getpid()
+
+
 class RayCluster:
     """The Ray backend: connects to a running cluster or starts a local one (once per
     pool); ``startup_s`` is how long that took."""
@@ -528,6 +567,11 @@ class RayCluster:
                 ray.init(num_cpus=max(1, self.jobs), **kwargs)
                 self.how = "started"
         self._owned = True
+        # Ray starts its worker processes lazily, on the first tasks: about 10 s on the
+        # loaded 2-core machine, which the first sweep's tasks/s then showed. Start one
+        # per slot now (each loads what a task needs), so that it counts as start-up.
+        warm = ray.remote(num_cpus=1)(_ray_warm)
+        ray.get([warm.remote() for _ in range(self.jobs)])
         self.startup_s = time.perf_counter() - t0
 
     def close(self, kill: bool = False) -> None:
@@ -578,15 +622,18 @@ def active_pool() -> Optional[Any]:
 
 
 @contextlib.contextmanager
-def worker_pool(jobs: int, backend: str = "local", ray_address: Optional[str] = None) -> Iterator[Any]:
+def worker_pool(jobs: int, backend: str = "local", ray_address: Optional[str] = None,
+                defer: bool = False) -> Iterator[Any]:
     """Start ``jobs`` workers once for every sweep inside the block (a reproduction):
     ``with worker_pool(2): run_sweep(a); run_sweep(b)``. The local processes start at
     once, in the background; Ray connects (or starts) at the first sweep. Sweeps with
-    another ``jobs`` or backend start their own workers."""
+    another ``jobs`` or backend start their own workers. ``defer``: the local processes
+    start only when a sweep's work left is worth their start-up (what a single sweep
+    outside a block uses)."""
     if backend not in ("local", "ray"):
         raise ScenarioError(None, f"unknown backend {backend!r}: use 'local' or 'ray'")
-    pool: Any = LocalPool(jobs) if backend == "local" else RayCluster(jobs, ray_address)
-    if backend == "local":
+    pool: Any = LocalPool(jobs, defer) if backend == "local" else RayCluster(jobs, ray_address)
+    if backend == "local" and not defer:
         pool.start()
     token = _ACTIVE.set(pool)
     try:

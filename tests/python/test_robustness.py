@@ -515,8 +515,21 @@ def _start_long_sweep(tmp_path: Path, env: dict[str, str], delay_s: float):
             break
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.05)
+    # A sweep starts its processes once its work is worth their start-up (about 1 s in),
+    # so they may still be importing: wait until each has run its initializer (it set
+    # the parent-death signal, then loaded the core, whose library shows in its maps).
+    while not all(_loaded_core(w) for w in workers):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
     time.sleep(0.5)  # let them pick up their tasks
     return proc, out, workers
+
+
+def _loaded_core(pid: int) -> bool:
+    try:
+        return "shortflow/_core" in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")

@@ -65,6 +65,33 @@ def test_short_sweep_is_not_held_up_by_starting_workers(sc: Scenario, tmp_path: 
         assert r.stats.startup_s is None or r.stats.startup_s >= 0
 
 
+def test_short_sweep_starts_no_worker_process(sc: Scenario, tmp_path: Path) -> None:
+    """Without a pool the processes start only once the work left is worth their
+    start-up (DEFER_START_S): 18 stub tasks of milliseconds finished sooner than that
+    are all computed by the driver thread, no process is started, and the stats say so."""
+    from shortflow.workers import DEFER_START_S
+
+    r = sweep(sc, tmp_path / "o", jobs=2)
+    if r.stats.elapsed_s < DEFER_START_S:
+        assert r.stats.not_started and r.stats.by_worker == {"driver": 18}, r.stats
+        assert "no worker process started" in r.stats.line()
+        assert r.stats.to_dict()["not_started"] is True
+    else:  # a very loaded machine: the sweep ran long enough to start them
+        assert not r.stats.not_started or "processes" not in r.stats.by_worker
+
+
+def test_deferred_pool_starts_processes_for_enough_work(sc: Scenario, tmp_path: Path, monkeypatch) -> None:
+    """18 tasks of 0.15 s (2.7 s of work) are worth the start-up: a deferred pool starts
+    its processes during the sweep."""
+    monkeypatch.setenv(DELAY_ENV, "0.15")
+    with worker_pool(2, defer=True) as pool:
+        assert pool._ex is None, "a deferred pool starts nothing before a sweep"
+        r = sweep(sc, tmp_path / "o", jobs=2)
+        assert pool._ex is not None, "the processes were started"
+    assert not r.stats.not_started, r.stats
+    assert r.computed == 18 and sum(r.stats.by_worker.values()) == 18
+
+
 def test_pool_started_once_serves_every_sweep(sc: Scenario, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv(DELAY_ENV, "0.1")
     with worker_pool(2) as pool:

@@ -183,8 +183,9 @@ def run(
 
 
 def _print_loss_counters(res: Any) -> None:
-    """Loss-recovery counters per flow group (Linux's names), when any is nonzero."""
-    from .results import LOSS_COUNTERS, loss_counters
+    """Loss-recovery counters per flow group (Linux's names), when any is nonzero; and
+    per transfer round when a group's connections carry several transfers."""
+    from .results import LOSS_COUNTERS, TRANSFER_COUNTERS, loss_counters, transfer_loss_counters
 
     c = loss_counters(res.flows)
     if not c.height:
@@ -195,6 +196,22 @@ def _print_loss_counters(res: Any) -> None:
         t.add_column(k, justify="right", no_wrap=True)
     for r in c.iter_rows(named=True):
         t.add_row(r["group"], *[str(r[k]) for k in LOSS_COUNTERS])
+    out_console.print(t)
+    tr = res.transfers
+    if not tr.height or tr["round"].max() == 0:
+        return
+    per = transfer_loss_counters(tr)
+    if not per.height:
+        return
+    cols = ["retransmits", "timeouts", *TRANSFER_COUNTERS]
+    t = Table(title="loss recovery per transfer round (counted from each transfer's start to its end)",
+              title_justify="left", caption="retransmits = retrans_segs, timeouts as above", caption_justify="left")
+    t.add_column("group", no_wrap=True)
+    t.add_column("round", justify="right", no_wrap=True)
+    for k in cols:
+        t.add_column(k, justify="right", no_wrap=True)
+    for r in per.iter_rows(named=True):
+        t.add_row(r["group"], str(r["round"]), *[str(r[k]) for k in cols])
     out_console.print(t)
 
 

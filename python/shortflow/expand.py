@@ -735,6 +735,12 @@ class _Builder:
         if kind == "ns2" and rec.get("prr"):
             self.fail(f"{origin('recovery')}.prr",
                       "PRR needs a SACK recovery kind (recovery.kind = \"rfc6675\" or \"rack_tlp\")", True)
+        if kind == "ns2" and rec.get("frto"):
+            self.fail(f"{origin('recovery')}.frto",
+                      "F-RTO needs a SACK recovery kind (recovery.kind = \"rfc6675\" or \"rack_tlp\")", True)
+        if kind != "rack_tlp" and rec.get("dsack_reo_wnd"):
+            self.fail(f"{origin('recovery')}.dsack_reo_wnd",
+                      "the DSACK-driven reordering window is RACK's: set recovery.kind = \"rack_tlp\"", True)
 
     def ack_rule(self, where: str, g: FlowGroup, sink: dict[str, Any]) -> None:
         """``ack_policy`` and ``delack = true`` both choose the ack rule (after merging

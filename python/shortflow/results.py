@@ -8,7 +8,8 @@ from typing import Any, Mapping
 
 import polars as pl
 
-__all__ = ["RunResults", "SCHEMAS", "frame", "transfers_frame", "KIND_NAMES", "LOSS_COUNTERS", "loss_counters"]
+__all__ = ["RunResults", "SCHEMAS", "frame", "transfers_frame", "KIND_NAMES", "LOSS_COUNTERS", "TRANSFER_COUNTERS",
+           "loss_counters", "transfer_loss_counters"]
 
 #: Column dtypes of every table of ``RunResults`` (kept even when a table is empty).
 SCHEMAS: dict[str, dict[str, Any]] = {
@@ -21,6 +22,14 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "completion_s": pl.Float64,
         "retransmits": pl.UInt64,
         "timeouts": pl.UInt64,
+        "loss_probes": pl.UInt64,
+        "loss_probe_recoveries": pl.UInt64,
+        "fast_retrans": pl.UInt64,
+        "sack_recoveries": pl.UInt64,
+        "spurious_rtos": pl.UInt64,
+        "loss_undos": pl.UInt64,
+        "dsack_recv": pl.UInt64,
+        "dsack_ofo_recv": pl.UInt64,
         "initial_cwnd": pl.Float64,
         "delivered_s": pl.Float64,
     },
@@ -38,7 +47,9 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "fast_retrans": pl.UInt64,
         "sack_recoveries": pl.UInt64,
         "spurious_rtos": pl.UInt64,
+        "loss_undos": pl.UInt64,
         "dsack_recv": pl.UInt64,
+        "dsack_ofo_recv": pl.UInt64,
         "final_cwnd": pl.Float64,
         "final_ssthresh": pl.Float64,
         "pkts_received": pl.UInt64,
@@ -100,9 +111,15 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 
 #: Loss-recovery counters of the ``flows`` table (``tcp::recovery::LossCounters``, Linux MIB
 #: names: TCPRetransSegs, TCPTimeouts, TCPLossProbes, TCPLossProbeRecovery, TCPFastRetrans,
-#: TCPSackRecovery, TCPSpuriousRTOs, TCPDSACKRecv).
+#: TCPSackRecovery, TCPSpuriousRTOs, TCPLossUndo, TCPDSACKRecv, TCPDSACKOfoRecv). The
+#: ``transfers`` table has them per transfer (``retrans_segs`` named ``retransmits``).
 LOSS_COUNTERS = ("retrans_segs", "timeouts", "loss_probes", "loss_probe_recoveries", "fast_retrans",
-                 "sack_recoveries", "spurious_rtos", "dsack_recv")
+                 "sack_recoveries", "spurious_rtos", "loss_undos", "dsack_recv", "dsack_ofo_recv")
+
+#: The loss-recovery counters of the ``transfers`` table beyond ``retransmits`` and
+#: ``timeouts``: the connection's counts between the transfer's start and its end.
+TRANSFER_COUNTERS = ("loss_probes", "loss_probe_recoveries", "fast_retrans", "sack_recoveries",
+                     "spurious_rtos", "loss_undos", "dsack_recv", "dsack_ofo_recv")
 
 #: ``PacketTrace.event`` letters (ns-2 trace: enqueue, dequeue, drop, receive).
 _EVENTS = {ord(c): c for c in "+-dr"}
@@ -262,3 +279,16 @@ def loss_counters(flows: pl.DataFrame) -> pl.DataFrame:
     g = (tcp.with_columns(pl.col("flow").str.replace(r"\.\d+$", "").alias("group"))
          .group_by("group", maintain_order=True).agg([pl.col(c).sum() for c in LOSS_COUNTERS]))
     return g.filter(pl.sum_horizontal([pl.col(c) for c in LOSS_COUNTERS]) > 0)
+
+
+def transfer_loss_counters(transfers: pl.DataFrame) -> pl.DataFrame:
+    """The transfers' loss-recovery counters summed per flow group and round (the first
+    transfer of a connection, the second after idle, ...), one row per (group, round)
+    with any nonzero counter; ``retransmits`` and ``timeouts`` are TCPRetransSegs and
+    TCPTimeouts."""
+    cols = ["retransmits", "timeouts", *TRANSFER_COUNTERS]
+    if not transfers.height:
+        return pl.DataFrame(schema={"group": pl.String, "round": pl.UInt32, **{c: pl.UInt64 for c in cols}})
+    g = (transfers.with_columns(pl.col("flow").str.replace(r"\.\d+$", "").alias("group"))
+         .group_by("group", "round", maintain_order=True).agg([pl.col(c).sum() for c in cols]))
+    return g.filter(pl.sum_horizontal([pl.col(c) for c in cols]) > 0)

@@ -17,7 +17,7 @@ from .errors import Problem, ScenarioError, from_validation_error, suggest
 from .expand import build_sim_config
 from .native import resolve, run_config
 from .patch import PathError, merge_patch, set_path
-from .results import RunResults
+from .results import TRANSFER_COUNTERS, RunResults
 from .schema import ScenarioModel
 
 if sys.version_info >= (3, 11):
@@ -45,6 +45,7 @@ TRANSFER_COLUMNS = [
     "retransmits",
     "timeouts",
     "initial_cwnd",
+    *TRANSFER_COUNTERS,
 ]
 
 
@@ -86,7 +87,8 @@ def annotate_transfers(
 ) -> pl.DataFrame:
     """Turn a core transfers table into the public shape: scenario, one column per
     point axis, seed, group, connection (flow), round, bytes, start_s, end_s,
-    completion_s, retransmits, timeouts, initial_cwnd."""
+    completion_s, retransmits, timeouts, initial_cwnd, then the other loss-recovery
+    counters of the transfer (:data:`results.TRANSFER_COUNTERS`)."""
     dtypes = dict(dtypes or {})
     cols: list[pl.Expr] = [pl.lit(scenario, dtype=pl.String).alias("scenario")]
     for axis, value in point.items():

@@ -529,10 +529,15 @@ class Recovery(Model):
     """Loss recovery (``tcp.recovery``): ``kind`` "ns2" (ns-2.35's logic of
     ``tcp.variant``, default), "rfc6675" (RFC 6675 SACK recovery) or "rack_tlp" (RFC 8985
     RACK-TLP, Linux defaults); the SACK kinds need ``tcp.sack = true``. ``prr`` (SACK
-    kinds only): RFC 6937 proportional rate reduction during fast recovery."""
+    kinds only): RFC 6937 proportional rate reduction during fast recovery. ``frto``
+    (SACK kinds only): F-RTO after an RTO (RFC 5682 as Linux) and undoing a spurious
+    RTO's cut. ``dsack_reo_wnd`` (``rack_tlp`` only): DSACKs grow RACK's reordering
+    window (Linux ``reo_wnd_steps``)."""
 
     kind: Optional[Literal["ns2", "rfc6675", "rack_tlp"]] = None
     prr: Optional[bool] = None
+    frto: Optional[bool] = None
+    dsack_reo_wnd: Optional[bool] = None
 
 
 class Ns2Rto(KindModel):

@@ -8,12 +8,14 @@ from typing import Sequence
 
 import polars as pl
 
+from .results import TRANSFER_COUNTERS
+
 __all__ = ["t95", "ci95", "seed_means", "summarize", "source_goodput", "point_columns", "RESERVED_COLUMNS"]
 
 #: Columns of a results frame that are not sweep axes.
 RESERVED_COLUMNS = {
     "scenario", "seed", "group", "connection", "round", "bytes", "start_s", "end_s", "completion_s",
-    "retransmits", "timeouts", "initial_cwnd", "config_key",
+    "retransmits", "timeouts", "initial_cwnd", "config_key", *TRANSFER_COUNTERS,
 }
 
 _T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,

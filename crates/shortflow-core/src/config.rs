@@ -860,6 +860,21 @@ pub struct RecoveryConfig {
     /// during fast recovery (SACK recovery kinds only). Default false.
     #[serde(default)]
     pub prr: bool,
+    /// F-RTO (RFC 5682, SACK-enhanced as Linux `sysctl_tcp_frto` = 2): after an RTO
+    /// the next ack that advances the cumulative ack releases new data instead of
+    /// retransmissions, and an ack then (S)ACKing never-retransmitted data shows the
+    /// RTO spurious: the window cut is undone (`LossCounters::spurious_rtos`). With
+    /// it, the sender also undoes an RTO whose first new ack echoes a timestamp older
+    /// than the first retransmission (Linux `tcp_try_undo_loss`). SACK recovery kinds
+    /// only. Default false.
+    #[serde(default)]
+    pub frto: bool,
+    /// RACK's reordering window grows by min_rtt/4 per round trip with a DSACK (after
+    /// reordering was seen) and returns to min_rtt/4 after 16 recoveries without one
+    /// (Linux `tcp_rack_update_reo_wnd`, `reo_wnd_steps`). `rack_tlp` only. Default
+    /// false (a fixed min_rtt/4).
+    #[serde(default)]
+    pub dsack_reo_wnd: bool,
 }
 
 /// Which loss-recovery algorithm a sender runs.

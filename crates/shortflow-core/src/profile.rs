@@ -44,7 +44,7 @@ pub fn linux(cc_kind: Option<&str>) -> (Value, Value, Value) {
         "rto": {"kind": "linux", "min_s": 0.2, "max_s": 120.0, "init_s": 1.0},
         "sack": true,
         "sack_max_blocks": 3,
-        "recovery": {"kind": "rack_tlp", "prr": true},
+        "recovery": {"kind": "rack_tlp", "prr": true, "frto": true, "dsack_reo_wnd": true},
     });
     let sink = json!({
         "delack": false,
@@ -154,6 +154,7 @@ mod tests {
         assert!(matches!(f.startup, StartupConfig::Linux(ref l) if l.slow_start_after_idle));
         assert!(f.tcp.sack && f.tcp.sack_max_blocks == 3);
         assert_eq!((f.tcp.recovery.kind, f.tcp.recovery.prr), (crate::config::RecoveryKind::RackTlp, true));
+        assert!(f.tcp.recovery.frto && f.tcp.recovery.dsack_reo_wnd);
         // Explicit values win, nested tables of the same kind are completed.
         let f = flow(
             r#"{"profile": "linux", "window_init": 4, "timestamps": false, "rto": {"kind": "linux", "min_s": 0.05}}"#,

@@ -13,8 +13,19 @@ pub struct TransferTable {
     /// NaN when the transfer had not finished when the run stopped.
     pub end_s: Vec<f64>,
     pub completion_s: Vec<f64>,
+    /// The connection's loss-recovery counters between the transfer's start and its
+    /// end (`tcp::recovery::LossCounters`, Linux's names; all 0 while unfinished):
+    /// `retransmits` (TCPRetransSegs) and `timeouts` (TCPTimeouts), then the others.
     pub retransmits: Vec<u64>,
     pub timeouts: Vec<u64>,
+    pub loss_probes: Vec<u64>,
+    pub loss_probe_recoveries: Vec<u64>,
+    pub fast_retrans: Vec<u64>,
+    pub sack_recoveries: Vec<u64>,
+    pub spurious_rtos: Vec<u64>,
+    pub loss_undos: Vec<u64>,
+    pub dsack_recv: Vec<u64>,
+    pub dsack_ofo_recv: Vec<u64>,
     /// Initial window chosen by the start-up policy for this transfer (packets).
     pub initial_cwnd: Vec<f64>,
     /// When the receiver had the transfer's last segment in order (s; NaN if never):
@@ -40,7 +51,9 @@ pub struct FlowTable {
     pub fast_retrans: Vec<u64>,
     pub sack_recoveries: Vec<u64>,
     pub spurious_rtos: Vec<u64>,
+    pub loss_undos: Vec<u64>,
     pub dsack_recv: Vec<u64>,
+    pub dsack_ofo_recv: Vec<u64>,
     pub final_cwnd: Vec<f64>,
     pub final_ssthresh: Vec<f64>,
     pub pkts_received: Vec<u64>,
@@ -66,7 +79,25 @@ impl FlowTable {
         self.fast_retrans.push(c.fast_retrans);
         self.sack_recoveries.push(c.sack_recoveries);
         self.spurious_rtos.push(c.spurious_rtos);
+        self.loss_undos.push(c.loss_undos);
         self.dsack_recv.push(c.dsack_recv);
+        self.dsack_ofo_recv.push(c.dsack_ofo_recv);
+    }
+}
+
+impl TransferTable {
+    /// One transfer's loss-recovery counters.
+    pub fn push_counters(&mut self, c: &crate::tcp::recovery::LossCounters) {
+        self.retransmits.push(c.retrans_segs);
+        self.timeouts.push(c.timeouts);
+        self.loss_probes.push(c.loss_probes);
+        self.loss_probe_recoveries.push(c.loss_probe_recoveries);
+        self.fast_retrans.push(c.fast_retrans);
+        self.sack_recoveries.push(c.sack_recoveries);
+        self.spurious_rtos.push(c.spurious_rtos);
+        self.loss_undos.push(c.loss_undos);
+        self.dsack_recv.push(c.dsack_recv);
+        self.dsack_ofo_recv.push(c.dsack_ofo_recv);
     }
 }
 

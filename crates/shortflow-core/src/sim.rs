@@ -429,8 +429,7 @@ impl Simulation {
                     tt.completion_s.push(f64::NAN);
                 }
             }
-            tt.retransmits.push(t.retransmits);
-            tt.timeouts.push(t.timeouts);
+            tt.push_counters(&t.ctr);
             tt.initial_cwnd.push(t.initial_cwnd);
             tt.delivered_s.push(t.delivered.map_or(f64::NAN, |d| d.as_secs_f64()));
         }

@@ -16,8 +16,9 @@ pub struct TransferRec {
     pub bytes: u64,
     pub start: SimTime,
     pub end: Option<SimTime>,
-    pub retransmits: u64,
-    pub timeouts: u64,
+    /// The connection's loss-recovery counters from the transfer's start to its end
+    /// (all zero while it is unfinished).
+    pub ctr: crate::tcp::recovery::LossCounters,
     pub initial_cwnd: f64,
     /// When the receiver had the transfer's last segment in order (the application
     /// could read the last byte): the sink records it.

@@ -224,6 +224,19 @@ impl Scoreboard {
         }
     }
 
+    /// Undo of a loss recovery (Linux `tcp_undo_cwnd_reduction(sk, true)`): no
+    /// segment is deemed lost any more; retransmissions in flight stay in flight.
+    pub fn unmark_lost_all(&mut self) {
+        if self.lost_out == 0 {
+            return;
+        }
+        for s in self.base..self.end {
+            let i = self.idx(s);
+            self.ring[i].flags &= !LOST;
+        }
+        self.lost_out = 0;
+    }
+
     /// The lowest segment deemed lost and not SACKed with no retransmission in flight
     /// (the first thing to resend), at or above `from`.
     pub fn next_lost(&self, from: i64) -> Option<i64> {

@@ -234,8 +234,8 @@ struct AckDetail {
 struct PendingTransfer {
     rec: u32,
     end_seq: i64,
-    nrexmitpack_at_start: u64,
-    timeouts_at_start: u64,
+    /// The connection's counters when the transfer started.
+    ctr_at_start: LossCounters,
 }
 
 
@@ -541,8 +541,7 @@ impl TcpConn {
             bytes,
             start: cx.now(),
             end: None,
-            retransmits: 0,
-            timeouts: 0,
+            ctr: LossCounters::default(),
             initial_cwnd: cb.tcb.cwnd,
             delivered: None,
         });
@@ -561,8 +560,7 @@ impl TcpConn {
         self.transfers.push_back(PendingTransfer {
             rec,
             end_seq,
-            nrexmitpack_at_start: self.ctr.retrans_segs,
-            timeouts_at_start: self.ctr.timeouts,
+            ctr_at_start: self.ctr,
         });
     }
 
@@ -1042,6 +1040,7 @@ impl TcpConn {
                     return self.restart_after_failed_start(cb, cx);
                 }
             } else {
+                let prior = (cb.tcb.cwnd, cb.tcb.ssthresh);
                 cb.tcb.last_cwnd_action = CwndAction::Timeout;
                 // A loss event ends start-up pacing (spec tcp-spand A7).
                 let ev = self.loss_event(LossKind::Rto, cx.now(), true);
@@ -1052,7 +1051,7 @@ impl TcpConn {
                 self.ctr.timeouts += 1;
                 self.rto_at.get_or_insert(cx.now());
                 if self.rec.is_some() {
-                    self.sack_on_rto(cb);
+                    self.sack_on_rto(cb, prior);
                 }
             }
         }
@@ -1541,8 +1540,7 @@ impl TcpConn {
             {
                 let rec = &mut cx.shared.transfers[t.rec as usize];
                 rec.end = Some(now);
-                rec.retransmits = self.ctr.retrans_segs - t.nrexmitpack_at_start;
-                rec.timeouts = self.ctr.timeouts - t.timeouts_at_start;
+                rec.ctr = self.ctr.since(&t.ctr_at_start);
             }
             {
                 let (startup, mut sc) = self.start_ctx(cb, cx, 0);

@@ -43,6 +43,20 @@ def one_way(size_bytes: int) -> float:
     return DELAY_S + size_bytes * 8 / RATE_BPS
 
 
+#: The counters side by side: ours (a ``flows`` column) and Linux's nstat name.
+COUNTERS = {
+    "retrans": ("retrans_segs", "TcpRetransSegs"),
+    "timeouts": ("timeouts", "TcpExtTCPTimeouts"),
+    "fast_retrans": ("fast_retrans", "TcpExtTCPFastRetrans"),
+    "loss_probes": ("loss_probes", "TcpExtTCPLossProbes"),
+    "sack_recoveries": ("sack_recoveries", "TcpExtTCPSackRecovery"),
+    "spurious_rtos": ("spurious_rtos", "TcpExtTCPSpuriousRTOs"),
+    "dsack_recv": ("dsack_recv", "TcpExtTCPDSACKRecv"),
+}
+#: Their headings in table.md.
+COUNTER_HEADS = {"retrans": "retrans", "timeouts": "RTO", "fast_retrans": "fast rtx", "loss_probes": "TLP",
+                 "sack_recoveries": "SACK rec", "spurious_rtos": "spur. RTO", "dsack_recv": "DSACK"}
+
 SYN_LEG = one_way(60)  # the client's SYN (20 IP + 40 TCP with MSS, SACK-permitted, TS, WS)
 REQUEST_LEG = one_way(53)  # the 1-byte request with timestamps
 
@@ -67,6 +81,12 @@ class Row:
     ours_fast_retrans: float
     linux_loss_probes: float
     ours_loss_probes: float
+    linux_sack_recoveries: float
+    ours_sack_recoveries: float
+    linux_spurious_rtos: float
+    ours_spurious_rtos: float
+    linux_dsack_recv: float
+    ours_dsack_recv: float
     passed: bool
     note: str = ""
 
@@ -113,13 +133,7 @@ def _ours(scdir: Path, row: dict[str, Any]) -> tuple[dict[str, float], dict[str,
     if row["conc"] > 1:
         times["last"] = max(tot)
     f = res.flows
-    counters = {
-        # Linux's names (nstat TcpRetransSegs, TCPTimeouts, TCPFastRetrans, TCPLossProbes).
-        "retrans": float(sum(f["retrans_segs"])),
-        "timeouts": float(sum(f["timeouts"])),
-        "fast_retrans": float(sum(f["fast_retrans"])),
-        "loss_probes": float(sum(f["loss_probes"])),
-    }
+    counters = {ours: float(sum(f[col])) for ours, (col, _) in COUNTERS.items()}
     return times, counters
 
 
@@ -141,8 +155,7 @@ def run(out: str | Path, mode: str = "full", log: Callable[[str], None] = lambda
         try:
             ours, cnt = _ours(scdir, r)
         except Exception as e:  # a configuration we cannot build (CUBIC before it exists)
-            ours, cnt, note = {k: math.nan for k in lin}, {"retrans": math.nan, "timeouts": math.nan,
-                                                          "fast_retrans": math.nan, "loss_probes": math.nan}, f"not run: {e}"
+            ours, cnt, note = {k: math.nan for k in lin}, {k: math.nan for k in COUNTERS}, f"not run: {e}"
         else:
             note = ""
         reps = r["reps"]
@@ -152,13 +165,13 @@ def run(out: str | Path, mode: str = "full", log: Callable[[str], None] = lambda
             ov = ours[metric]
             err = (ov - lv) / lv if not math.isnan(ov) else math.nan
             ok = (not math.isnan(err)) and abs(err) <= TOLERANCE and not (lin_to == 0 and cnt["timeouts"] > 0)
+            side = {}
+            for k, (_, nstat) in COUNTERS.items():
+                side[f"linux_{k}"] = lin_to if k == "timeouts" else ns.get(nstat, 0) / reps
+                side[f"ours_{k}"] = cnt[k]
             rows.append(Row(
                 tag=r["tag"], cc=r["cc"], iw=r["iw"], size=r["size"], ssai=r["ssai"], conc=r["conc"], metric=metric,
-                linux_s=lv, ours_s=ov, rel_err=err,
-                linux_retrans=ns.get("TcpRetransSegs", 0) / reps, ours_retrans=cnt["retrans"],
-                linux_timeouts=lin_to, ours_timeouts=cnt["timeouts"],
-                linux_fast_retrans=ns.get("TcpExtTCPFastRetrans", 0) / reps, ours_fast_retrans=cnt["fast_retrans"],
-                linux_loss_probes=ns.get("TcpExtTCPLossProbes", 0) / reps, ours_loss_probes=cnt["loss_probes"], passed=ok, note=note))
+                linux_s=lv, ours_s=ov, rel_err=err, passed=ok, note=note, **side))
     rep = Report(mode, out, rows, time.perf_counter() - t0)
     _write(rep)
     return rep
@@ -171,17 +184,18 @@ def _fmt(x: float, scale: float = 1.0, nd: int = 1) -> str:
 def _write(rep: Report) -> None:
     out = rep.out
     (out / "rows.json").write_text(json.dumps(clean_json([r.to_dict() for r in rep.rows]), indent=1))
-    cols = ["tag", "metric", "linux ms", "ours ms", "error %", "retrans L/ours", "timeouts L/ours",
-            "fast rtx L/ours", "TLP L/ours", "verdict"]
+    cols = ["tag", "metric", "linux ms", "ours ms", "error %"] + [f"{h} L/ours" for h in COUNTER_HEADS.values()] + ["verdict"]
     lines = [f"# shortflow repro linux ({rep.mode}): {len(rep.passed)}/{len(rep.rows)} rows within "
              f"{TOLERANCE:.0%} with no extra timeouts", "",
-             "Counters are per repetition (Linux nstat / reps) against ours per run; TLP = tail-loss probes.", "",
+             "Counters are per repetition (Linux nstat / reps) against ours per run (every transfer of the "
+             "configuration): retrans = TcpRetransSegs, RTO = TCPTimeouts, fast rtx = TCPFastRetrans, "
+             "TLP = TCPLossProbes, SACK rec = TCPSackRecovery, spur. RTO = TCPSpuriousRTOs, "
+             "DSACK = TCPDSACKRecv.", "",
              "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in rep.rows:
         lines.append("| " + " | ".join([
             r.tag, r.metric, _fmt(r.linux_s, 1e3), _fmt(r.ours_s, 1e3), _fmt(r.rel_err, 100),
-            f"{_fmt(r.linux_retrans)}/{_fmt(r.ours_retrans, nd=0)}", f"{_fmt(r.linux_timeouts)}/{_fmt(r.ours_timeouts, nd=0)}",
-            f"{_fmt(r.linux_fast_retrans)}/{_fmt(r.ours_fast_retrans, nd=0)}", f"{_fmt(r.linux_loss_probes)}/{_fmt(r.ours_loss_probes, nd=0)}",
+            *[f"{_fmt(getattr(r, 'linux_' + k))}/{_fmt(getattr(r, 'ours_' + k), nd=0)}" for k in COUNTER_HEADS],
             ("pass" if r.passed else "FAIL") + (f" ({r.note})" if r.note else "")]) + " |")
     (out / "table.md").write_text("\n".join(lines) + "\n")
     with open(out / "table.csv", "w") as f:

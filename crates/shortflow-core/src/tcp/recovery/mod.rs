@@ -46,12 +46,38 @@ pub struct LossCounters {
     pub fast_retrans: u64,
     /// Fast recoveries entered with SACK (`TCPSackRecovery`).
     pub sack_recoveries: u64,
-    /// RTOs found spurious: the first new ack after the RTO echoes a timestamp older
-    /// than the RTO's retransmission, so the original was delivered (Eifel detection,
-    /// RFC 3522; Linux counts F-RTO's verdicts as `TCPSpuriousRTOs`).
+    /// RTOs found spurious. With `recovery.frto` as Linux counts `TCPSpuriousRTOs`:
+    /// F-RTO's verdicts only (`tcp_try_undo_loss(sk, true)`). Otherwise (ns-2 recovery,
+    /// SACK recovery without F-RTO): the first new ack after the RTO echoes a
+    /// timestamp older than the RTO's retransmission, so the original was delivered
+    /// (Eifel detection, RFC 3522; nothing is undone).
     pub spurious_rtos: u64,
-    /// DSACK blocks received (`TCPDSACKRecv`).
+    /// RTO window cuts undone (`TCPLossUndo`, `recovery.frto` only): by F-RTO or by a
+    /// timestamp echo older than the first retransmission.
+    pub loss_undos: u64,
+    /// DSACK blocks below the cumulative ack received (`TCPDSACKRecv`).
     pub dsack_recv: u64,
+    /// DSACK blocks above the cumulative ack (inside the second SACK block) received
+    /// (`TCPDSACKOfoRecv`).
+    pub dsack_ofo_recv: u64,
+}
+
+impl LossCounters {
+    /// What was counted since `start` (a transfer's share of its connection's).
+    pub fn since(&self, start: &LossCounters) -> LossCounters {
+        LossCounters {
+            retrans_segs: self.retrans_segs - start.retrans_segs,
+            timeouts: self.timeouts - start.timeouts,
+            loss_probes: self.loss_probes - start.loss_probes,
+            loss_probe_recoveries: self.loss_probe_recoveries - start.loss_probe_recoveries,
+            fast_retrans: self.fast_retrans - start.fast_retrans,
+            sack_recoveries: self.sack_recoveries - start.sack_recoveries,
+            spurious_rtos: self.spurious_rtos - start.spurious_rtos,
+            loss_undos: self.loss_undos - start.loss_undos,
+            dsack_recv: self.dsack_recv - start.dsack_recv,
+            dsack_ofo_recv: self.dsack_ofo_recv - start.dsack_ofo_recv,
+        }
+    }
 }
 
 /// What a detector sees besides the scoreboard.
@@ -87,6 +113,16 @@ pub trait LossDetection {
     fn rule3(&self, _sb: &Scoreboard, _high_rxt: i64) -> Option<i64> {
         None
     }
+    /// A DSACK that the sender's retransmissions can explain arrived (Linux
+    /// `tcp_dsack_seen`); `tlp`: it reports the tail loss probe.
+    fn on_dsack(&mut self, _tlp: bool) {}
+    /// After an ack's SACK blocks and cumulative ack were taken, before detection:
+    /// `newest_sent` is the send time of the most recently sent segment this ack
+    /// delivered (None if it delivered nothing). Linux `tcp_rack_update_reo_wnd`.
+    fn after_ack(&mut self, _newest_sent: Option<SimTime>, _now: SimTime) {}
+    /// Fast recovery or loss recovery ended with its cut kept (Linux
+    /// `tcp_try_undo_recovery` without an undo).
+    fn on_recovery_end(&mut self) {}
 }
 
 /// The loss detector of a SACK recovery kind (enum dispatch).
@@ -119,6 +155,29 @@ impl AnyDetector {
     pub fn rule3(&self, sb: &Scoreboard, high_rxt: i64) -> Option<i64> {
         dispatch!(self, d => d.rule3(sb, high_rxt))
     }
+    pub fn on_dsack(&mut self, tlp: bool) {
+        dispatch!(self, d => d.on_dsack(tlp))
+    }
+    pub fn after_ack(&mut self, newest_sent: Option<SimTime>, now: SimTime) {
+        dispatch!(self, d => d.after_ack(newest_sent, now))
+    }
+    pub fn on_recovery_end(&mut self) {
+        dispatch!(self, d => d.on_recovery_end())
+    }
+}
+
+/// What undoing a window cut restores (Linux `prior_cwnd`, `prior_ssthresh`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Undo {
+    pub prior_cwnd: f64,
+    pub prior_ssthresh: i32,
+}
+
+/// Linux `tcp_current_ssthresh` outside a window reduction: the larger of ssthresh
+/// and 3/4 of the window (whole segments, as Linux's shifts).
+pub fn current_ssthresh(cwnd: f64, ssthresh: i32) -> i32 {
+    let c = cwnd.max(0.0) as i64;
+    (ssthresh as i64).max((c >> 1) + (c >> 2)).min(i32::MAX as i64) as i32
 }
 
 /// Where a SACK sender is (Linux `icsk_ca_state`, less Disorder and CWR).
@@ -157,6 +216,22 @@ pub struct SackRecovery {
     /// The SACK blocks of the ack being processed (set from its options, taken by
     /// the ack's processing; empty for an ack without blocks).
     pub sack_in: crate::net::packet::SackBlocks,
+    /// `recovery.frto`: F-RTO after an RTO, and undoing a loss recovery's cut.
+    pub frto_on: bool,
+    /// F-RTO runs in this loss recovery (Linux `tp->frto`).
+    pub frto: bool,
+    /// The next send releases new data only (F-RTO step 2b, Linux `REXMIT_NEW`).
+    pub frto_new_only: bool,
+    /// What an undo restores, set when a cut starts (Linux `undo_marker` set).
+    pub undo: Option<Undo>,
+    /// When the first retransmission of the current episode left (Linux
+    /// `retrans_stamp`).
+    pub retrans_stamp: Option<SimTime>,
+    /// RTOs since the cumulative ack last advanced (Linux `icsk_retransmits`).
+    pub rto_retransmits: u32,
+    /// Segments reported by DSACKs (Linux `dsack_dups`): a DSACK beyond the
+    /// segments retransmitted is dubious (`tcp_dsack_seen`).
+    pub dsack_dups: u64,
 }
 
 impl SackRecovery {
@@ -164,6 +239,13 @@ impl SackRecovery {
     pub fn from_config(field: &str, cfg: &RecoveryConfig, sack: bool) -> Result<Option<SackRecovery>, ConfigError> {
         let det = match cfg.kind {
             RecoveryKind::Ns2 => {
+                if cfg.frto {
+                    return Err(ConfigError::new(
+                        format!("{field}.recovery.frto"),
+                        "true",
+                        "F-RTO needs a SACK recovery kind (recovery.kind = \"rfc6675\" or \"rack_tlp\"); ns-2's recovery keeps its own timeout rules",
+                    ));
+                }
                 if cfg.prr {
                     return Err(ConfigError::new(
                         format!("{field}.recovery.prr"),
@@ -174,8 +256,16 @@ impl SackRecovery {
                 return Ok(None);
             }
             RecoveryKind::Rfc6675 => AnyDetector::Rfc6675(rfc6675::Rfc6675),
-            RecoveryKind::RackTlp => AnyDetector::Rack(rack::Rack::default()),
+            RecoveryKind::RackTlp => AnyDetector::Rack(rack::Rack::new(cfg.dsack_reo_wnd)),
         };
+        if cfg.dsack_reo_wnd && cfg.kind != RecoveryKind::RackTlp {
+            return Err(ConfigError::new(
+                format!("{field}.recovery.dsack_reo_wnd"),
+                "true",
+                "the DSACK-driven reordering window is RACK's: set recovery.kind = \"rack_tlp\"",
+            ));
+        }
+
         if !sack {
             let kind = if cfg.kind == RecoveryKind::Rfc6675 { "rfc6675" } else { "rack_tlp" };
             return Err(ConfigError::new(
@@ -197,6 +287,13 @@ impl SackRecovery {
             prr: None,
             probe: None,
             sack_in: Default::default(),
+            frto_on: cfg.frto,
+            frto: false,
+            frto_new_only: false,
+            undo: None,
+            retrans_stamp: None,
+            rto_retransmits: 0,
+            dsack_dups: 0,
         }))
     }
 

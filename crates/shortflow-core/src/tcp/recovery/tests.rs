@@ -174,7 +174,8 @@ fn dsack_is_counted_with_every_recovery_kind() {
         r.ack(ms(100), 0, 1);
         r.ack_sack(ms(101), 0, 1, &[(1, 2)]); // a duplicate of 1 arrived
         r.ack_sack(ms(102), 0, 1, &[(3, 4), (2, 4)]); // a duplicate of 3, inside (2, 4)
-        assert_eq!(r.conn(0).ctr.dsack_recv, 2, "{rec}");
+        let c = r.conn(0).ctr;
+        assert_eq!((c.dsack_recv, c.dsack_ofo_recv), (1, 1), "{rec}: TCPDSACKRecv, TCPDSACKOfoRecv");
     }
 }
 
@@ -265,4 +266,141 @@ fn resending_the_first_hole_restarts_the_rto() {
     r.run_to(ms(800));
     let c = r.conn(0).ctr;
     assert_eq!((c.timeouts, c.loss_probes, c.sack_recoveries), (0, 1, 1));
+}
+
+const FRTO: &str = r#"{"kind": "rfc6675", "frto": true}"#;
+
+/// F-RTO (RFC 5682 with SACK, Linux `sysctl_tcp_frto` = 2), a spurious RTO: the four
+/// segments sent at 10 ms are only delayed. The RTO (Linux's initial 1 s) resends 0;
+/// its ack releases new data (4, 5) instead of resending 1..=3; the ack of segment 1,
+/// never retransmitted, then shows the RTO spurious: the cut is undone and 1..=3 are
+/// never resent.
+#[test]
+fn frto_undoes_a_spurious_rto() {
+    let mut r = rig(FRTO, r#", "window_init": 4, "rto": {"kind": "linux"}"#);
+    r.transfer(ms(10), 0, 10);
+    assert_eq!(r.sent_seqs(), vec![0, 1, 2, 3]);
+    let ssthresh_before = r.ssthresh(0);
+    r.run_to(ms(1100));
+    assert_eq!(sent_at(&mut r), vec![(1010, 0)], "the RTO resends the first segment");
+    assert_eq!((r.cwnd(0), r.conn(0).ctr.timeouts), (1.0, 1));
+    // Step 2b: the first ack advancing the cumulative ack sends new data (cwnd 2).
+    r.ack(ms(1110), 0, 0);
+    assert_eq!(sent_at(&mut r), vec![(1110, 4), (1110, 5)], "new data, not segments 1..=3");
+    // Step 3b: segment 1 (never retransmitted) is acked: the RTO was spurious.
+    r.ack(ms(1120), 0, 1);
+    let c = r.conn(0).ctr;
+    assert_eq!((c.spurious_rtos, c.loss_undos, c.retrans_segs), (1, 1, 1));
+    // Undone: cwnd = max(cwnd, 4 before the RTO), then this ack's slow-start growth;
+    // ssthresh as before the RTO.
+    assert_eq!((r.cwnd(0), r.ssthresh(0)), (5.0, ssthresh_before));
+    assert_eq!(sent_at(&mut r), vec![(1120, 6)], "pipe 4 (2, 3, 4, 5) + 1: new data, no retransmission");
+    r.ack(ms(1121), 0, 3);
+    assert_eq!(r.sent_seqs(), vec![7, 8, 9]);
+    assert_eq!(r.conn(0).ctr.retrans_segs, 1, "segments 1..=3 were never resent");
+}
+
+/// F-RTO, a real loss: segments 1..=3 are lost. After the RTO's retransmission of 0 and
+/// its ack, new data 4 and 5 go out; their SACK (a duplicate ack) shows the loss real:
+/// F-RTO ends and the lost segments are resent under the cut window, nothing undone.
+#[test]
+fn frto_keeps_the_cut_when_the_loss_was_real() {
+    let mut r = rig(FRTO, r#", "window_init": 4, "rto": {"kind": "linux"}"#);
+    r.transfer(ms(10), 0, 10);
+    r.sent();
+    r.run_to(ms(1100));
+    assert_eq!(sent_at(&mut r), vec![(1010, 0)]);
+    r.ack(ms(1110), 0, 0);
+    assert_eq!(sent_at(&mut r), vec![(1110, 4), (1110, 5)]);
+    r.ack_sack(ms(1120), 0, 0, &[(4, 5)]);
+    assert_eq!(sent_at(&mut r), vec![(1120, 1)], "step 3a: the loss was real, 1 is resent");
+    r.ack_sack(ms(1121), 0, 0, &[(4, 6)]);
+    assert_eq!(sent_at(&mut r), vec![(1121, 2)]);
+    let c = r.conn(0).ctr;
+    assert_eq!((c.spurious_rtos, c.loss_undos, c.retrans_segs), (0, 0, 3));
+    assert_eq!((r.cwnd(0), r.ssthresh(0)), (2.0, 2), "the RTO's cut stays");
+}
+
+/// With timestamps, an ack after the RTO echoing a timestamp older than the RTO's
+/// retransmission undoes the cut at once (Linux `tcp_try_undo_loss(sk, false)`:
+/// `TCPLossUndo`, not counted as a spurious RTO, which Linux counts for F-RTO only).
+#[test]
+fn an_ack_of_the_original_undoes_the_rto_with_timestamps() {
+    let mut r = rig(FRTO, r#", "window_init": 4, "rto": {"kind": "linux"}, "timestamps": true"#);
+    r.transfer(ms(10), 0, 10);
+    r.sent();
+    r.run_to(ms(1100));
+    assert_eq!(sent_at(&mut r), vec![(1010, 0)]);
+    r.ack_sack_ts(ms(1110), 0, 0, &[], ms(10));
+    let c = r.conn(0).ctr;
+    assert_eq!((c.spurious_rtos, c.loss_undos), (0, 1));
+    assert_eq!(r.cwnd(0), 5.0, "cwnd back to 4 before the RTO, then slow start");
+    assert_eq!(r.sent_seqs(), vec![4, 5], "pipe 3 (1..=3 in flight again) + 2: new data, no retransmission");
+}
+
+/// Without F-RTO nothing is undone (the ns-2-style count of a spurious RTO stays).
+#[test]
+fn without_frto_the_rto_cut_stays() {
+    let mut r = rig(RFC6675, r#", "window_init": 4, "rto": {"kind": "linux"}"#);
+    r.transfer(ms(10), 0, 10);
+    r.sent();
+    r.run_to(ms(1100));
+    r.ack(ms(1110), 0, 0);
+    assert_eq!(r.sent_seqs(), vec![0, 1, 2], "the RTO's 0, then the lost-marked 1 and 2");
+    r.ack(ms(1120), 0, 1);
+    assert_eq!(r.conn(0).ctr.loss_undos, 0);
+    assert_eq!(r.ssthresh(0), 2);
+}
+
+/// RACK's reordering window grown by a DSACK (Linux `tcp_rack_update_reo_wnd`,
+/// `recovery.dsack_reo_wnd`). Segment 1 arrives after 2 (reordering seen); segment 3
+/// is delayed past RACK's window (0 + 106 + 25 ms), resent at 133 ms, and its
+/// original arrives: the DSACK of the spurious retransmission (at 233 ms) is counted
+/// and, with `dsack_reo_wnd`, doubles the window (min_rtt/4 x 2 = 50 ms). The next
+/// hole (7, with 8 SACKed at 240 ms: RACK.rtt 240 ms) is marked lost at 0 + 240 + 50
+/// (+ 2 ms timer slack) = 292 ms instead of 267 ms.
+#[test]
+fn a_dsack_widens_rack_reordering_window() {
+    for (rec, lost_at) in [(RACK, 267), (r#"{"kind": "rack_tlp", "dsack_reo_wnd": true}"#, 292)] {
+        let mut r = rig(rec, r#", "window_init": 10"#);
+        r.transfer(ms(0), 0, 10);
+        r.sent();
+        r.ack(ms(100), 0, 0);
+        r.ack_sack(ms(101), 0, 0, &[(2, 3)]);
+        r.ack(ms(105), 0, 2); // 1 arrived after 2: reordering
+        r.ack_sack(ms(106), 0, 2, &[(4, 5)]);
+        r.run_to(ms(140));
+        assert_eq!(sent_at(&mut r), vec![(133, 3)], "{rec}: 3 lost at 0 + 106 + 25 ms (+ 2)");
+        r.ack(ms(141), 0, 5); // the original 3 arrives
+        r.ack_sack(ms(233), 0, 6, &[(3, 4)]); // then the retransmission: DSACK
+        assert_eq!(r.conn(0).ctr.dsack_recv, 1, "{rec}");
+        r.ack_sack(ms(240), 0, 6, &[(8, 9)]);
+        r.run_to(ms(400));
+        assert_eq!(sent_at(&mut r), vec![(lost_at, 7)], "{rec}");
+    }
+}
+
+/// Per-transfer counters: a connection carrying two transfers splits its counters at
+/// the second's start (the first transfer's loss is not the second's).
+#[test]
+fn counters_are_split_per_transfer() {
+    let mut r = rig(RACK, r#", "window_init": 4"#);
+    r.transfer(ms(0), 0, 4);
+    r.sent();
+    // 1 is lost: 0 acked, 2 and 3 SACKed (three SACKed: RACK marks 1 at once).
+    r.ack(ms(100), 0, 0);
+    r.ack_sack(ms(101), 0, 0, &[(2, 3)]);
+    r.ack_sack(ms(102), 0, 0, &[(2, 4)]);
+    r.run_to(ms(140));
+    assert!(r.sent_seqs().contains(&1), "1 resent");
+    r.ack(ms(200), 0, 3);
+    assert_eq!(r.shared.transfers[0].end, Some(ms(200)));
+    // The second transfer, loss-free.
+    r.transfer(ms(2000), 0, 2);
+    r.ack(ms(2100), 0, 4);
+    r.ack(ms(2101), 0, 5);
+    let (a, b) = (r.shared.transfers[0].ctr, r.shared.transfers[1].ctr);
+    assert_eq!((a.retrans_segs, a.fast_retrans, a.sack_recoveries), (1, 1, 1));
+    assert_eq!(b, crate::tcp::recovery::LossCounters::default(), "the second transfer had no loss");
+    assert_eq!(r.conn(0).ctr.retrans_segs, 1, "the connection's counters hold both");
 }

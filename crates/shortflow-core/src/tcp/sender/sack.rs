@@ -14,16 +14,26 @@ use crate::tcp::control::ControlBlock;
 use crate::tcp::events::LossKind;
 use crate::tcp::recovery::prr::Prr;
 use crate::tcp::recovery::tlp::{self, Episode, Outcome};
-use crate::tcp::recovery::{DetectCtx, RecState, SackRecovery};
+use crate::tcp::recovery::{current_ssthresh, DetectCtx, RecState, SackRecovery, Undo};
 use crate::time::SimTime;
 use crate::world::Ctx;
 
-/// Is the first block a DSACK (RFC 2883 §4: below the cumulative ack, or inside the
-/// second block)?
-fn first_is_dsack(ackno: i64, blocks: &[(i64, i64)]) -> bool {
+/// Where an ack's first block is a DSACK (RFC 2883 §4), as Linux's
+/// `tcp_check_dsack` tells them apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dsack {
+    /// It starts below the cumulative ack (`TCPDSACKRecv`).
+    Below,
+    /// It lies inside the second block (`TCPDSACKOfoRecv`).
+    Ofo,
+}
+
+fn dsack_of(ackno: i64, blocks: &[(i64, i64)]) -> Option<Dsack> {
     match blocks {
-        [] => false,
-        [(l, r), rest @ ..] => *r <= ackno + 1 || rest.first().is_some_and(|(l2, r2)| l2 <= l && r <= r2),
+        [] => None,
+        [(l, _), ..] if *l <= ackno => Some(Dsack::Below),
+        [(l, r), (l2, r2), ..] if l2 <= l && r <= r2 => Some(Dsack::Ofo),
+        _ => None,
     }
 }
 
@@ -55,7 +65,9 @@ impl TcpConn {
         }
         if ackno > self.highest_ack {
             if let Some(t) = self.rto_at.take() {
-                if cx.net.pool.get(pkt).ts_echo < t {
+                // With F-RTO, Linux's TCPSpuriousRTOs counts F-RTO's verdicts alone.
+                let eifel = !self.rec.as_deref().is_some_and(|r| r.frto_on);
+                if eifel && cx.net.pool.get(pkt).ts_echo < t {
                     self.ctr.spurious_rtos += 1;
                 }
             }
@@ -63,11 +75,15 @@ impl TcpConn {
         let Some(o) = cx.net.pool.options(pkt) else { return };
         match self.rec.as_deref_mut() {
             Some(rec) => rec.sack_in = o.sack,
-            None => {
-                if first_is_dsack(ackno, o.sack.as_slice()) {
-                    self.ctr.dsack_recv += 1;
-                }
-            }
+            None => self.count_dsack(dsack_of(ackno, o.sack.as_slice())),
+        }
+    }
+
+    fn count_dsack(&mut self, d: Option<Dsack>) {
+        match d {
+            Some(Dsack::Below) => self.ctr.dsack_recv += 1,
+            Some(Dsack::Ofo) => self.ctr.dsack_ofo_recv += 1,
+            None => {}
         }
     }
 
@@ -80,6 +96,9 @@ impl TcpConn {
         }
         let rec = self.rec.as_deref_mut().expect("SACK recovery");
         rec.sb.on_send(seq, now, retransmit);
+        if retransmit && rec.retrans_stamp.is_none() {
+            rec.retrans_stamp = Some(now);
+        }
         if rec.state == RecState::Recovery {
             if retransmit {
                 self.ctr.fast_retrans += 1;
@@ -93,12 +112,26 @@ impl TcpConn {
 
     /// An RTO with data outstanding (RFC 6675 §5.1, Linux `tcp_enter_loss`): every
     /// unSACKed segment is lost and is resent from the scoreboard (never the SACKed
-    /// ones); fast recovery, PRR and a probe episode end.
+    /// ones); fast recovery, PRR and a probe episode end. `prior`: the window and
+    /// ssthresh before the timeout's cut. With `recovery.frto` (Linux `tcp_enter_loss`):
+    /// what an undo restores is kept unless the RTO interrupts a recovery (or repeats
+    /// one, whose values stay), and F-RTO runs if the RTO came from the open state
+    /// or repeats one (`new_recovery || icsk_retransmits`).
     #[cold]
     #[inline(never)]
-    pub(super) fn sack_on_rto(&mut self, _cb: &mut ControlBlock) {
+    pub(super) fn sack_on_rto(&mut self, _cb: &mut ControlBlock, prior: (f64, i32)) {
         let (maxseq, una) = (self.maxseq, self.highest_ack);
         let rec = self.rec_mut();
+        if rec.frto_on {
+            let open = rec.state == RecState::Open;
+            if open || una >= rec.recover || (rec.state == RecState::Loss && rec.rto_retransmits == 0) {
+                let prior_ssthresh = if rec.state == RecState::Recovery { prior.1 } else { current_ssthresh(prior.0, prior.1) };
+                rec.undo = Some(Undo { prior_cwnd: prior.0, prior_ssthresh });
+            }
+            rec.frto = open || rec.rto_retransmits > 0;
+        }
+        rec.rto_retransmits += 1;
+        rec.frto_new_only = false;
         rec.sb.mark_all_lost();
         rec.state = RecState::Loss;
         rec.recover = maxseq;
@@ -118,30 +151,51 @@ impl TcpConn {
         let ackno = ack.ackno;
         let sack_in: SackBlocks = std::mem::take(&mut self.rec_mut().sack_in);
         let blocks = sack_in.as_slice();
-        let dsack = first_is_dsack(ackno, blocks);
+        let dsack = dsack_of(ackno, blocks);
         let mut probe_dsacked = false;
-        if dsack {
-            self.ctr.dsack_recv += 1;
+        if dsack.is_some() {
+            self.count_dsack(dsack);
             let (l, r) = blocks[0];
             probe_dsacked = self.rec().probe.and_then(|p| p.retrans).is_some_and(|s| l <= s && s < r);
+            // Linux tcp_dsack_seen: a DSACK the retransmissions cannot explain is
+            // dubious; the others reach the detector.
+            let retrans = self.ctr.retrans_segs;
+            let rec = self.rec_mut();
+            rec.dsack_dups += (r - l).max(1) as u64;
+            if rec.dsack_dups <= retrans {
+                rec.det.on_dsack(probe_dsacked);
+            }
         }
-        let regular = if dsack { &blocks[1..] } else { blocks };
+        let regular = if dsack.is_some() { &blocks[1..] } else { blocks };
         let una_advanced = ackno > ack.prev;
         // The scoreboard takes the SACK blocks, then the cumulative ack; the detector
-        // sees every segment delivered.
-        let (newly_sacked, newly_acked) = {
-            let SackRecovery { sb, det, .. } = self.rec.as_deref_mut().expect("SACK recovery");
+        // sees every segment delivered. F-RTO asks whether never-retransmitted data
+        // sent before the recovery point was delivered (Linux FLAG_ORIG_SACK_ACKED);
+        // RACK's window, when the newest delivered segment left.
+        let (newly_sacked, newly_acked, orig_acked, newest_sent) = {
+            let SackRecovery { sb, det, recover, .. } = self.rec.as_deref_mut().expect("SACK recovery");
             let hs = sb.high_sacked();
+            let recover = *recover;
+            let mut orig = false;
+            let mut newest: Option<SimTime> = None;
+            let mut seen = |s: i64, st: crate::tcp::scoreboard::SegState| {
+                det.on_delivered(s, st, now, hs);
+                orig |= !st.ever_retrans && s <= recover;
+                newest = Some(newest.map_or(st.sent_at, |t| t.max(st.sent_at)));
+            };
             let mut sacked = 0;
             for &(l, r) in regular {
-                sacked += sb.sack(l, r, |s, st| det.on_delivered(s, st, now, hs));
+                sacked += sb.sack(l, r, &mut seen);
             }
-            let acked = if una_advanced { sb.cum_ack(ackno, |s, st| det.on_delivered(s, st, now, hs)) } else { 0 };
-            (sacked, acked)
+            let acked = if una_advanced { sb.cum_ack(ackno, &mut seen) } else { 0 };
+            (sacked, acked, orig, newest)
         };
+        self.rec_mut().det.after_ack(newest_sent, now);
         if una_advanced {
             self.newack(cb, cx, ack);
-            self.rec_mut().dupacks = 0;
+            let rec = self.rec_mut();
+            rec.dupacks = 0;
+            rec.rto_retransmits = 0;
         } else if ackno == self.last_ack && newly_sacked > 0 {
             // RFC 6675: a duplicate ack is one that brings new SACK information.
             self.rec_mut().dupacks += 1;
@@ -149,9 +203,12 @@ impl TcpConn {
         self.dupacks = self.rec().dupacks as i32;
         let pure_dupack = !una_advanced && newly_sacked == 0;
 
-        // Leave recovery once its point is acked.
+        // Leave recovery once its point is acked (after an RTO with F-RTO: Linux
+        // `tcp_process_loss`).
         let state_before = self.rec().state;
-        if state_before != RecState::Open && self.highest_ack >= self.rec().recover {
+        if state_before == RecState::Loss && self.rec().frto_on {
+            self.process_loss(cb, una_advanced, orig_acked, newly_sacked > 0, ack.ts_echo);
+        } else if state_before != RecState::Open && self.highest_ack >= self.rec().recover {
             if state_before == RecState::Recovery {
                 if self.rec().prr.is_some() {
                     // Linux tcp_end_cwnd_reduction.
@@ -162,6 +219,7 @@ impl TcpConn {
             let rec = self.rec_mut();
             rec.state = RecState::Open;
             rec.prr = None;
+            rec.det.on_recovery_end();
         }
 
         // Loss detection.
@@ -216,8 +274,97 @@ impl TcpConn {
         if self.highest_ack >= self.curseq - 1 && !self.closed {
             self.closed = true;
         }
+        {
+            // Linux clears retrans_stamp once open with no retransmission out.
+            let rec = self.rec_mut();
+            if rec.state == RecState::Open && rec.sb.retrans_out() == 0 {
+                rec.retrans_stamp = None;
+            }
+        }
         self.arm_tlp(cb, cx, una_advanced);
         Some(self.p.maxburst)
+    }
+
+    /// An ack after an RTO with `recovery.frto` (Linux `tcp_process_loss`, F-RTO as
+    /// RFC 5682 §3.1 with SACK, `sysctl_tcp_frto` = 2):
+    /// 1. an ack that advances the cumulative ack and echoes a timestamp older than
+    ///    the first retransmission undoes the cut (`tcp_try_undo_loss(sk, false)`);
+    /// 2. F-RTO: (S)ACKed never-retransmitted data sent before the recovery point
+    ///    shows the RTO spurious: undo, counted in `spurious_rtos` (step 3b); after
+    ///    new data went out, a SACK or a duplicate ack shows the loss real and F-RTO
+    ///    ends (3a); the first ack advancing the cumulative ack (but not to the
+    ///    recovery point) moves the point to the highest sent and releases new data
+    ///    instead of retransmissions, if the application and the receiver window
+    ///    have any (2b; otherwise F-RTO ends);
+    /// 3. the recovery point acked: recovery ends (undone if 1. holds now).
+    fn process_loss(&mut self, cb: &mut ControlBlock, una_advanced: bool, orig_acked: bool, sacked: bool, ts_echo: SimTime) {
+        let recovered = self.highest_ack >= self.rec().recover;
+        if una_advanced && self.may_undo(ts_echo) {
+            return self.undo_loss(cb, false);
+        }
+        if self.rec().frto {
+            if orig_acked {
+                return self.undo_loss(cb, true);
+            }
+            if self.maxseq > self.rec().recover {
+                if sacked || !una_advanced {
+                    self.rec_mut().frto = false;
+                }
+            } else if una_advanced && !recovered {
+                let maxseq = self.maxseq;
+                let new_data = self.t_seqno < self.curseq && self.t_seqno - self.highest_ack - 1 < cb.tcb.wnd as i64;
+                let rec = self.rec_mut();
+                rec.recover = maxseq;
+                if new_data {
+                    rec.frto_new_only = true;
+                    return;
+                }
+                rec.frto = false;
+            }
+        }
+        if recovered {
+            // Linux tcp_try_undo_recovery.
+            if self.may_undo(ts_echo) {
+                return self.undo_loss(cb, false);
+            }
+            let rec = self.rec_mut();
+            rec.state = RecState::Open;
+            rec.frto = false;
+            rec.det.on_recovery_end();
+        }
+    }
+
+    /// Linux `tcp_may_undo` (less `undo_retrans`, DSACKs of every retransmission,
+    /// which is not modelled): a cut to undo and an ack echoing a timestamp older than
+    /// the episode's first retransmission (`tcp_packet_delayed`).
+    fn may_undo(&self, ts_echo: SimTime) -> bool {
+        let rec = self.rec();
+        self.p.timestamps && ts_echo > SimTime::ZERO && rec.undo.is_some() && rec.retrans_stamp.is_some_and(|t| ts_echo < t)
+    }
+
+    /// Undo an RTO's cut (Linux `tcp_try_undo_loss` -> `tcp_undo_cwnd_reduction(sk,
+    /// true)`): no segment is lost any more, cwnd = max(cwnd, prior cwnd) (Reno's and
+    /// CUBIC's `undo_cwnd`), ssthresh back to the prior one if that is larger; the
+    /// sender is open again. `frto`: F-RTO's verdict (`TCPSpuriousRTOs`).
+    fn undo_loss(&mut self, cb: &mut ControlBlock, frto: bool) {
+        self.ctr.loss_undos += 1;
+        if frto {
+            self.ctr.spurious_rtos += 1;
+        }
+        let rec = self.rec_mut();
+        rec.sb.unmark_lost_all();
+        if let Some(u) = rec.undo.take() {
+            cb.tcb.cwnd = cb.tcb.cwnd.max(u.prior_cwnd);
+            if u.prior_ssthresh > cb.tcb.ssthresh {
+                cb.tcb.ssthresh = u.prior_ssthresh;
+            }
+        }
+        rec.state = RecState::Open;
+        rec.frto = false;
+        rec.frto_new_only = false;
+        rec.prr = None;
+        rec.rto_retransmits = 0;
+        cb.tcb.last_cwnd_action = CwndAction::Exited;
     }
 
     /// Run the loss detector; (re)arm its timer. Returns the segments newly marked lost.
@@ -240,8 +387,14 @@ impl TcpConn {
     fn enter_recovery(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, kind: LossKind) {
         let prior_cwnd = cb.tcb.window();
         let (maxseq, una) = (self.maxseq, self.highest_ack);
+        let undo = Undo { prior_cwnd: cb.tcb.cwnd, prior_ssthresh: current_ssthresh(cb.tcb.cwnd, cb.tcb.ssthresh) };
         {
             let rec = self.rec_mut();
+            if rec.frto_on {
+                // Linux tcp_enter_recovery: tcp_init_undo, prior_ssthresh; an RTO
+                // during this recovery keeps them.
+                rec.undo = Some(undo);
+            }
             rec.state = RecState::Recovery;
             rec.recover = maxseq;
             rec.high_rxt = una;
@@ -265,12 +418,15 @@ impl TcpConn {
         let mut n = 0;
         let wnd = cb.tcb.wnd as i64;
         let mut rearm = false;
+        // F-RTO step 2b (Linux tcp_xmit_recovery with REXMIT_NEW): new data only.
+        let new_only = self.rec().frto_new_only;
         loop {
             let rec = self.rec();
             if rec.sb.pipe() >= cb.tcb.window() {
                 break;
             }
-            let (seq, new) = if let Some(s) = rec.sb.next_lost(self.highest_ack + 1) {
+            let lost = if new_only { None } else { rec.sb.next_lost(self.highest_ack + 1) };
+            let (seq, new) = if let Some(s) = lost {
                 (s, false)
             } else if self.t_seqno < self.curseq && self.t_seqno - self.highest_ack - 1 < wnd {
                 if !self.pacer_allows(cb, cx) {
@@ -292,6 +448,19 @@ impl TcpConn {
             n += 1;
             if maxburst > 0 && n == maxburst {
                 break;
+            }
+        }
+        if new_only {
+            let maxseq = self.maxseq;
+            let rec = self.rec_mut();
+            rec.frto_new_only = false;
+            if maxseq <= rec.recover {
+                // Nothing new went out: F-RTO ends, the lost segments are resent.
+                rec.frto = false;
+                if n > 0 {
+                    self.arm_tlp(cb, cx, false);
+                }
+                return self.send_sack(cb, cx, maxburst);
             }
         }
         if rearm {
@@ -367,13 +536,15 @@ impl TcpConn {
 
 #[cfg(test)]
 mod tests {
-    use super::first_is_dsack;
+    use super::{dsack_of, Dsack};
 
     #[test]
     fn dsack_below_the_ack_or_inside_the_second_block() {
-        assert!(first_is_dsack(9, &[(5, 6), (12, 14)]), "below the cumulative ack");
-        assert!(first_is_dsack(9, &[(12, 13), (11, 14)]), "inside the second block");
-        assert!(!first_is_dsack(9, &[(12, 13), (15, 16)]));
-        assert!(!first_is_dsack(9, &[]));
+        assert_eq!(dsack_of(9, &[(5, 6), (12, 14)]), Some(Dsack::Below), "below the cumulative ack");
+        assert_eq!(dsack_of(9, &[(9, 10)]), Some(Dsack::Below), "the last acked segment");
+        assert_eq!(dsack_of(9, &[(12, 13), (11, 14)]), Some(Dsack::Ofo), "inside the second block");
+        assert_eq!(dsack_of(9, &[(12, 13), (15, 16)]), None);
+        assert_eq!(dsack_of(9, &[(10, 11)]), None, "a plain SACK block");
+        assert_eq!(dsack_of(9, &[]), None);
     }
 }

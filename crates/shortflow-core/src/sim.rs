@@ -240,6 +240,12 @@ impl Simulation {
         })
     }
 
+    /// The scheduler (tests switch timer parking off to compare).
+    #[cfg(test)]
+    pub(crate) fn sched_mut(&mut self) -> &mut Scheduler {
+        &mut self.sched
+    }
+
     /// Run until `duration_s` (or until every finite application is done, with
     /// `stop_when_done`).
     pub fn run_to_end(&mut self) {

@@ -49,6 +49,22 @@
 //!    them around. The main heap (lane heads, `TxDone`, `App`, ...) and the timer heap
 //!    are kept apart and `pop` takes the smaller of the two minima.
 //!
+//! 4. **Parked timers** (idle connections' retransmission timers). ns-2 re-arms the
+//!    retransmission timer of an idle connection every RTO until the run ends, and
+//!    once the idle restart has been done each of those firings changes nothing but
+//!    re-arms the timer (`TcpConn::rtx_timeout_is_noop`). The owner then *parks* the
+//!    timer ([`Timer::park`]) instead of re-arming it: the scheduler re-arms it itself,
+//!    every `period`, with no event delivered. Each such re-arm is done when the pop
+//!    loop passes the firing's key and takes its sequence number there, exactly as the
+//!    handler would have (one `reserve_seq`), so the key of every later firing, and the
+//!    sequence numbers of every other event, are the ones the delivered firings gave.
+//!    Re-arms of one period happen in pop order at `clock + period` with increasing
+//!    sequence numbers, so they are sorted: parked timers of one period form a FIFO
+//!    (a *park lane*), only its head in the timer heap, and a re-arm costs a lane step
+//!    instead of an event. Before the owner changes any state the timer's firing
+//!    depends on, it calls [`Timer::unpark`]: the next firing, at the key the chain of
+//!    re-arms has reached, is delivered again as an ordinary timer event.
+//!
 //! The heaps are hand-written binary min-heaps of 24-byte entries keyed by
 //! `(time, seq << 12 | tag)`: the event kind rides in the low bits of the tie-breaker,
 //! which cannot change the order because sequence numbers are unique. In the 45 Mb/s,
@@ -83,6 +99,7 @@ const K_APP: u64 = 3; // a = app, b = token
 const K_LANE: u64 = 4; // a = link, b = pkt of the lane's head, lane in bits 4..12 of `sk`
 const K_RAWTIMER: u64 = 5; // a = agent, b = gen, timer id in bits 4..12 of `sk`
 const K_ELEM: u64 = 6; // a = element, b = token
+const K_PARKED: u64 = 7; // timer heap only: a = park lane, keyed by the lane's oldest entry
 /// Low bits of `sk` below the sequence number: kind (4 bits), then a raw timer's id
 /// (8 bits). Sequence numbers must stay below 2^52 (~4.5e15 events).
 const KIND_BITS: u32 = 12;
@@ -207,6 +224,22 @@ fn lane_entry(h: usize, e: LaneEv) -> Entry {
 }
 const _: () = assert!(LANE_TAB <= 1 << (KIND_BITS - 4), "lane index must fit in sk bits 4..12");
 
+/// One parked timer's next firing in a park lane.
+#[derive(Clone, Copy, Debug)]
+struct Parked {
+    time: u64,
+    seq: u64,
+    slot: u32,
+}
+
+/// The parked timers re-armed with one period, in the order of their next firings
+/// (see the module docs, 4.). Stale entries (a timer re-armed or unparked and fired
+/// since) stay until they reach the head and are dropped there.
+struct ParkLane {
+    period: u64,
+    q: std::collections::VecDeque<Parked>,
+}
+
 /// State of one [`Timer`]'s scheduler slot.
 #[derive(Clone, Copy, Debug)]
 struct TimerSlot {
@@ -221,6 +254,12 @@ struct TimerSlot {
     queued: bool,
     queued_time: u64,
     queued_sk: u64,
+    /// Parked with this period (ns; 0: not parked): its firings re-arm it in the
+    /// scheduler instead of being delivered.
+    period: u64,
+    /// The slot's live entry is in a park lane (keyed by the due key) rather than in
+    /// the timer heap (`queued`); stays set after `unpark` until that entry pops.
+    in_lane: bool,
 }
 
 /// The scheduler: a priority queue of events plus the simulation clock.
@@ -235,12 +274,21 @@ pub struct Scheduler {
     /// saves a table lookup on every arrival; an unused lane holds no buffer.
     lanes: Box<[Lane; LANE_TAB]>,
     timers: Vec<TimerSlot>,
+    /// Park lanes (module docs, 4.), and the lane of each period.
+    park_lanes: Vec<ParkLane>,
+    park_lane_of: std::collections::HashMap<u64, u32>,
     now: SimTime,
     seq: u64,
     /// Sequence number of the event being processed.
     cur_seq: u64,
     /// Events delivered so far (for benchmarks).
     pub fired: u64,
+    /// Firings of parked timers done inside the scheduler (not delivered, not in
+    /// `fired`).
+    pub parked_rearms: u64,
+    /// May owners park timers ([`Timer::park`])? On by default; off, every firing is
+    /// delivered (tests compare both).
+    pub park_timers: bool,
 }
 
 impl Default for Scheduler {
@@ -261,10 +309,14 @@ impl Scheduler {
                 .try_into()
                 .unwrap_or_else(|_| unreachable!("LANE_TAB lanes")),
             timers: Vec::new(),
+            park_lanes: Vec::new(),
+            park_lane_of: std::collections::HashMap::new(),
             now: SimTime::ZERO,
             seq: 0,
             cur_seq: 0,
             fired: 0,
+            parked_rearms: 0,
+            park_timers: true,
         }
     }
 
@@ -333,27 +385,34 @@ impl Scheduler {
                 return None;
             }
             let ev = if timer_heap {
-                debug_assert_eq!(top.sk & KIND_MASK, K_TIMER);
-                let slot = &mut self.timers[top.a as usize];
-                if !slot.queued || slot.queued_time != top.time || slot.queued_sk != top.sk {
-                    // Superseded by an earlier re-arm: stale, drop it.
+                if top.sk & KIND_MASK == K_PARKED {
+                    match self.pop_parked(top) {
+                        Some(ev) => ev,
+                        None => continue,
+                    }
+                } else {
+                    debug_assert_eq!(top.sk & KIND_MASK, K_TIMER);
+                    let slot = &mut self.timers[top.a as usize];
+                    if !slot.queued || slot.queued_time != top.time || slot.queued_sk != top.sk {
+                        // Superseded by an earlier re-arm: stale, drop it.
+                        self.theap.remove_top();
+                        continue;
+                    }
+                    if slot.due != top.time || slot.due_seq != top.seq() {
+                        // Pushed back since this entry was queued: move it to the due key
+                        // (the key the event would have had if pushed at re-arm time).
+                        debug_assert!((slot.due, slot.due_seq) > (top.time, top.seq()));
+                        let e = Entry { time: slot.due, sk: slot.due_seq << KIND_BITS | K_TIMER, a: top.a, b: 0 };
+                        slot.queued_time = e.time;
+                        slot.queued_sk = e.sk;
+                        self.theap.replace_top(e);
+                        continue;
+                    }
+                    slot.queued = false;
+                    let ev = Event::Timer { agent: slot.agent, timer: slot.timer, gen: slot.gen };
                     self.theap.remove_top();
-                    continue;
+                    ev
                 }
-                if slot.due != top.time || slot.due_seq != top.seq() {
-                    // Pushed back since this entry was queued: move it to the due key
-                    // (the key the event would have had if pushed at re-arm time).
-                    debug_assert!((slot.due, slot.due_seq) > (top.time, top.seq()));
-                    let e = Entry { time: slot.due, sk: slot.due_seq << KIND_BITS | K_TIMER, a: top.a, b: 0 };
-                    slot.queued_time = e.time;
-                    slot.queued_sk = e.sk;
-                    self.theap.replace_top(e);
-                    continue;
-                }
-                slot.queued = false;
-                let ev = Event::Timer { agent: slot.agent, timer: slot.timer, gen: slot.gen };
-                self.theap.remove_top();
-                ev
             } else if top.sk & KIND_MASK == K_LANE {
                 // Most events are lane heads: tested first, with a plain (well
                 // predicted) branch rather than through the jump table below.
@@ -398,11 +457,14 @@ impl Scheduler {
         }
     }
 
-    /// Queued entries (arrivals in lanes, other events, timer entries).
+    /// Queued entries (arrivals in lanes, other events, timer entries, park-lane
+    /// entries).
     pub fn pending(&self) -> usize {
         let lanes: usize = self.lanes.iter().map(|l| l.len).sum();
         let heads = self.lanes.iter().filter(|l| l.len > 0).count();
-        self.heap.0.len() + self.theap.0.len() - heads + lanes
+        let parked: usize = self.park_lanes.iter().map(|l| l.q.len()).sum();
+        let park_heads = self.park_lanes.iter().filter(|l| !l.q.is_empty()).count();
+        self.heap.0.len() + self.theap.0.len() - heads - park_heads + lanes + parked
     }
 
     // ------------------------------------------------------------------
@@ -449,6 +511,7 @@ impl Scheduler {
     }
 
     fn new_timer_slot(&mut self, agent: u32, timer: u8) -> u32 {
+        assert!(self.timers.len() < (PARKED_BIT - 1) as usize, "too many timers");
         self.timers.push(TimerSlot {
             due: 0,
             due_seq: 0,
@@ -458,6 +521,8 @@ impl Scheduler {
             queued: false,
             queued_time: 0,
             queued_sk: 0,
+            period: 0,
+            in_lane: false,
         });
         (self.timers.len() - 1) as u32
     }
@@ -474,6 +539,10 @@ impl Scheduler {
         s.gen = gen;
         s.agent = agent;
         s.timer = timer;
+        // A parked timer re-armed: its park-lane entry goes stale (`queued` is false
+        // while parked, so an entry is queued below).
+        s.period = 0;
+        s.in_lane = false;
         // Keep the queued entry if it pops no later than the new due key: it will be
         // moved to the due key when it pops. Otherwise queue a new, earlier entry.
         if !s.queued || (s.queued_time, s.queued_sk) > (at.0, sk) {
@@ -482,6 +551,94 @@ impl Scheduler {
             s.queued_sk = sk;
             self.theap.push(Entry { time: at.0, sk, a: slot, b: 0 });
         }
+    }
+
+    /// Arm timer slot `slot` to fire at `at` and park it with `period` (see
+    /// [`Timer::park`]): the sequence number is taken now, as `arm_timer` takes it.
+    fn park_timer(&mut self, slot: u32, at: SimTime, gen: u32, agent: u32, timer: u8, period: u64) {
+        assert!(period > 0, "a parked timer needs a positive period");
+        let seq = self.reserve_seq();
+        assert!(seq < 1 << (64 - KIND_BITS), "sequence number overflow");
+        let s = &mut self.timers[slot as usize];
+        s.due = at.0;
+        s.due_seq = seq;
+        s.gen = gen;
+        s.agent = agent;
+        s.timer = timer;
+        // A queued timer-heap entry of the slot is now stale (dropped when it pops).
+        s.queued = false;
+        s.period = period;
+        s.in_lane = true;
+        let lane = match self.park_lane_of.get(&period) {
+            Some(&l) => l,
+            None => {
+                self.park_lanes.push(ParkLane { period, q: std::collections::VecDeque::new() });
+                let l = (self.park_lanes.len() - 1) as u32;
+                self.park_lane_of.insert(period, l);
+                l
+            }
+        };
+        self.park_push(lane, Parked { time: at.0, seq, slot });
+    }
+
+    /// Append `e` to park lane `lane`; the lane's first entry puts the lane in the
+    /// timer heap. Entries are appended at `clock + period` with a fresh sequence
+    /// number, so a lane stays sorted (checked).
+    #[inline]
+    fn park_push(&mut self, lane: u32, e: Parked) {
+        let l = &mut self.park_lanes[lane as usize];
+        if let Some(b) = l.q.back() {
+            assert!((b.time, b.seq) < (e.time, e.seq), "park lane out of order");
+        }
+        l.q.push_back(e);
+        if l.q.len() == 1 {
+            self.theap.push(Entry { time: e.time, sk: e.seq << KIND_BITS | K_PARKED, a: lane, b: 0 });
+        }
+    }
+
+    /// The head of a park lane reached the top of the timer heap (`top`): drop it if
+    /// stale, re-arm it if its timer is still parked (a firing that changes nothing,
+    /// not delivered), or deliver it if the timer was unparked.
+    #[inline(never)]
+    fn pop_parked(&mut self, top: Entry) -> Option<Event> {
+        let lane = top.a;
+        let l = &mut self.park_lanes[lane as usize];
+        let period = l.period;
+        let e = l.q.pop_front().expect("a park lane in the timer heap is non-empty");
+        debug_assert!(e.time == top.time && e.seq == top.seq());
+        let s = &mut self.timers[e.slot as usize];
+        let mut ev = None;
+        if s.in_lane && s.due == e.time && s.due_seq == e.seq {
+            if s.period != 0 {
+                debug_assert_eq!(s.period, period);
+                // The firing the handler would have re-armed from: the same sequence
+                // number it would have taken, the same due time.
+                self.seq += 1;
+                assert!(self.seq < 1 << (64 - KIND_BITS), "sequence number overflow");
+                s.due = e.time + period;
+                s.due_seq = self.seq;
+                self.parked_rearms += 1;
+                let n = Parked { time: s.due, seq: s.due_seq, slot: e.slot };
+                let l = &mut self.park_lanes[lane as usize];
+                if let Some(b) = l.q.back() {
+                    assert!((b.time, b.seq) < (n.time, n.seq), "park lane out of order");
+                }
+                l.q.push_back(n);
+            } else {
+                s.in_lane = false;
+                ev = Some(Event::Timer { agent: s.agent, timer: s.timer, gen: s.gen });
+            }
+        }
+        match self.park_lanes[lane as usize].q.front() {
+            Some(n) => self.theap.replace_top(Entry { time: n.time, sk: n.seq << KIND_BITS | K_PARKED, a: lane, b: 0 }),
+            None => self.theap.remove_top(),
+        }
+        ev
+    }
+
+    /// Timer slot `slot` is no longer parked: its next firing is delivered.
+    fn unpark_timer(&mut self, slot: u32) {
+        self.timers[slot as usize].period = 0;
     }
 }
 
@@ -555,6 +712,9 @@ impl Heap {
 }
 
 const NO_SLOT: u32 = u32::MAX;
+/// High bit of `Timer::slot`: the timer is parked (kept in `slot`, so a `Timer` stays
+/// 24 bytes; slot indices stay below 2^31).
+const PARKED_BIT: u32 = 1 << 31;
 
 /// A cancellable one-shot timer owned by an agent.
 ///
@@ -564,10 +724,18 @@ const NO_SLOT: u32 = u32::MAX;
 /// often it is re-armed (see the module docs). A `Timer` must be used with one
 /// scheduler only, and is deliberately neither `Clone` nor `Copy`: two copies would
 /// share a slot.
+///
+/// A timer whose firings would change nothing but re-arm it may be *parked*
+/// ([`Timer::park`]): the scheduler then re-arms it every period itself, with no event
+/// (module docs, 4.). It stays pending. Its owner must call [`Timer::unpark`] before
+/// changing anything the firing depends on (and before `cancel`); the next firing is
+/// then delivered as usual, at the key the re-arms reached. While parked, `due` is the
+/// first firing's time, not the next one's.
 #[derive(Debug)]
 pub struct Timer {
     gen: u32,
     due: Option<SimTime>,
+    /// The scheduler slot (`NO_SLOT` before first use), with `PARKED_BIT`.
     slot: u32,
 }
 
@@ -589,10 +757,47 @@ impl Timer {
         if self.slot == NO_SLOT {
             self.slot = sched.new_timer_slot(agent, timer);
         }
+        // Re-arming a parked timer unparks it (`arm_timer` clears the slot's period).
+        self.slot &= !PARKED_BIT;
         sched.arm_timer(self.slot, at, self.gen, agent, timer);
     }
+
+    /// Arm the timer to fire after `delay` (as [`Timer::resched`]) and park it: each
+    /// firing re-arms it `delay` later inside the scheduler, as a handler calling
+    /// `resched(delay)` at once would, and nothing is delivered until
+    /// [`Timer::unpark`]. For a timer whose firings change nothing while its owner is
+    /// untouched (an idle connection's retransmission timer). `delay` must be positive.
+    pub fn park(&mut self, sched: &mut Scheduler, delay: SimTime, agent: u32, timer: u8) {
+        self.gen = self.gen.wrapping_add(1);
+        let at = sched.now() + delay;
+        self.due = Some(at);
+        if self.slot == NO_SLOT {
+            self.slot = sched.new_timer_slot(agent, timer);
+        }
+        self.slot &= !PARKED_BIT;
+        sched.park_timer(self.slot, at, self.gen, agent, timer, delay.0);
+        self.slot |= PARKED_BIT;
+    }
+
+    /// Is the timer parked?
+    #[inline(always)]
+    pub fn is_parked(&self) -> bool {
+        self.slot != NO_SLOT && self.slot & PARKED_BIT != 0
+    }
+
+    /// Stop re-arming a parked timer inside the scheduler: its next firing (at the key
+    /// the re-arms reached) is delivered. A timer that is not parked is left alone.
+    #[inline]
+    pub fn unpark(&mut self, sched: &mut Scheduler) {
+        if self.is_parked() {
+            self.slot &= !PARKED_BIT;
+            sched.unpark_timer(self.slot);
+        }
+    }
+
     #[inline]
     pub fn cancel(&mut self) {
+        debug_assert!(!self.is_parked(), "unpark a parked timer before cancelling it");
         self.gen = self.gen.wrapping_add(1);
         self.due = None;
     }
@@ -606,6 +811,7 @@ impl Timer {
     /// Called when a timer event pops: true if it is the live one (and disarms it).
     #[inline]
     pub fn fire(&mut self, gen: u32) -> bool {
+        debug_assert!(!self.is_parked(), "a parked timer's firings are not delivered");
         if self.due.is_some() && gen == self.gen {
             self.due = None;
             true

@@ -131,6 +131,8 @@ struct RefSched {
     now: u64,
     seq: u64,
     cur_seq: u64,
+    /// Firings of parked timers (re-armed by `next_effective_ref`, not effective).
+    parked_fired: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -156,7 +158,7 @@ impl RefEv {
 
 impl RefSched {
     fn new() -> Self {
-        RefSched { heap: BinaryHeap::new(), now: 0, seq: 0, cur_seq: 0 }
+        RefSched { heap: BinaryHeap::new(), now: 0, seq: 0, cur_seq: 0, parked_fired: 0 }
     }
     fn at(&mut self, t: u64, e: RefEv) {
         self.seq += 1;
@@ -185,6 +187,9 @@ impl RefSched {
 struct RefTimer {
     gen: u32,
     due: Option<u64>,
+    /// Parked with this period: the reference delivers its firings, and the test's
+    /// "handler" re-arms it then (what a parked `Timer` does inside the scheduler).
+    parked: Option<u64>,
 }
 
 struct Rand(u64);
@@ -279,14 +284,33 @@ fn compare_random(seed: u64, steps: usize, n_links: u32, n_timers: usize, n_pops
                 let rt = &mut rtimers[k];
                 rt.gen = rt.gen.wrapping_add(1);
                 rt.due = Some(now + d);
+                rt.parked = None;
                 rf.at(now + d, RefEv::Timer(k as u32, (k % 3) as u8, rt.gen));
             }
             80..=84 => {
                 let k = r.below(n_timers as u64) as usize;
+                timers[k].unpark(&mut s);
                 timers[k].cancel();
                 let rt = &mut rtimers[k];
                 rt.gen = rt.gen.wrapping_add(1);
                 rt.due = None;
+                rt.parked = None;
+            }
+            87..=88 => {
+                // Park a timer: from now on its firings re-arm it `d` later, unseen.
+                let k = r.below(n_timers as u64) as usize;
+                let d = [1u64, 2, 3, 5, 10, 10, 10, 50][r.below(8) as usize];
+                timers[k].park(&mut s, SimTime(d), k as u32, (k % 3) as u8);
+                let rt = &mut rtimers[k];
+                rt.gen = rt.gen.wrapping_add(1);
+                rt.due = Some(now + d);
+                rt.parked = Some(d);
+                rf.at(now + d, RefEv::Timer(k as u32, (k % 3) as u8, rt.gen));
+            }
+            89..=90 => {
+                let k = r.below(n_timers as u64) as usize;
+                timers[k].unpark(&mut s);
+                rtimers[k].parked = None;
             }
             85..=86 => {
                 // A raw timer event scheduled directly.
@@ -298,7 +322,15 @@ fn compare_random(seed: u64, steps: usize, n_links: u32, n_timers: usize, n_pops
             }
             _ => {
                 // Pop some events, sometimes bounded by `until`.
-                let until = if r.below(4) == 0 { now + r.below(20) } else { u64::MAX };
+                // With a parked timer pending the queue never runs dry: bound the pop.
+                let any_parked = rtimers.iter().any(|t| t.parked.is_some());
+                let until = if r.below(4) == 0 {
+                    now + r.below(20)
+                } else if any_parked {
+                    now + 2000
+                } else {
+                    u64::MAX
+                };
                 for _ in 0..1 + r.below(n_pops_per_step) {
                     let a = next_effective(&mut s, &mut timers, until);
                     let b = next_effective_ref(&mut rf, &mut rtimers, until);
@@ -319,7 +351,11 @@ fn compare_random(seed: u64, steps: usize, n_links: u32, n_timers: usize, n_pops
         }
         assert_eq!(timers.iter().map(|t| t.pending()).collect::<Vec<_>>(), rtimers.iter().map(|t| t.due.is_some()).collect::<Vec<_>>());
     }
-    // Drain.
+    // Drain (a parked timer would re-arm forever).
+    for (t, rt) in timers.iter_mut().zip(rtimers.iter_mut()) {
+        t.unpark(&mut s);
+        rt.parked = None;
+    }
     loop {
         let a = next_effective(&mut s, &mut timers, u64::MAX);
         let b = next_effective_ref(&mut rf, &mut rtimers, u64::MAX);
@@ -331,6 +367,7 @@ fn compare_random(seed: u64, steps: usize, n_links: u32, n_timers: usize, n_pops
     }
     assert!(effective > steps as u64 / 4);
     assert_eq!(s.pending(), 0);
+    assert_eq!(s.parked_rearms, rf.parked_fired, "seed {seed}: re-arms of parked timers");
 }
 
 type Effective = Option<(u64, u64, RefEv)>;
@@ -350,10 +387,17 @@ fn next_effective(s: &mut Scheduler, timers: &mut [Timer], until: u64) -> Effect
 fn next_effective_ref(s: &mut RefSched, timers: &mut [RefTimer], until: u64) -> Effective {
     loop {
         let e = s.pop(until)?;
-        if let RefEv::Timer(agent, _, gen) = e {
+        if let RefEv::Timer(agent, id, gen) = e {
             if agent < 1000 {
                 let t = &mut timers[agent as usize];
                 if t.due.is_some() && t.gen == gen {
+                    if let Some(period) = t.parked {
+                        // A parked timer's firing: its handler only re-arms it.
+                        t.due = Some(s.now + period);
+                        s.at(s.now + period, RefEv::Timer(agent, id, gen));
+                        s.parked_fired += 1;
+                        continue;
+                    }
                     t.due = None;
                 } else {
                     continue;

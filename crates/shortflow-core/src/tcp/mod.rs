@@ -29,3 +29,5 @@ pub(crate) mod fixtures;
 pub(crate) mod rig;
 #[cfg(test)]
 mod sender_tests;
+#[cfg(test)]
+mod idle_tests;

@@ -484,7 +484,8 @@ impl TcpConn {
     /// connection's distinct port pair); no SYN is sent (packet 0 stays the only one).
     /// Cumulative counters and the start-up policy's state carry over. Returns false
     /// (and changes nothing) while data is unacked or a transfer is pending.
-    pub fn renew(&mut self, cb: &mut ControlBlock, _cx: &mut Ctx) -> bool {
+    pub fn renew(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) -> bool {
+        self.wake(cx);
         if self.torn_down || !self.transfers.is_empty() || self.highest_ack < self.t_seqno - 1 || self.t_seqno < self.curseq {
             return false;
         }
@@ -507,6 +508,7 @@ impl TcpConn {
     /// sent, its timers are cancelled, later acks are ignored, and the start-up policy
     /// hears `on_close` (it leaves shared state such as a fair-share group).
     pub fn close(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
+        self.wake(cx);
         if self.torn_down {
             return;
         }
@@ -525,6 +527,7 @@ impl TcpConn {
     /// The application hands over `n` more packets (ns-2 `advanceby`), as one transfer
     /// recorded in the results (`round` and `bytes` describe it).
     pub fn start_transfer(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, n: i64, round: u32, bytes: u64) {
+        self.wake(cx);
         if self.torn_down {
             return;
         }
@@ -566,6 +569,7 @@ impl TcpConn {
 
     /// An infinite source (ns-2 `ftp start` / `sendmsg(-1)`).
     pub fn start_infinite(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
+        self.wake(cx);
         if self.torn_down {
             return;
         }
@@ -587,6 +591,7 @@ impl TcpConn {
 
     /// ns-2 `sendmsg(n * size)`: more data without a recorded transfer (Telnet).
     pub fn sendmsg_pkts(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, n: i64) {
+        self.wake(cx);
         self.curseq += n;
         self.send_much(cb, cx, self.p.maxburst);
     }
@@ -890,6 +895,71 @@ impl TcpConn {
         self.rtt_active = false;
     }
 
+    /// Would `timeout()` now change nothing but re-arm the retransmission timer, one
+    /// RTO later and without back-off? The case of ns-2's timer on an idle connection
+    /// (`newtimer` leaves it armed after the last ack) once its slow-start restart is
+    /// done: it fires every RTO until the run ends (workload c: 1.4 M such firings).
+    /// Every line of `timeout()` on that path is checked to be a no-op here: nothing
+    /// outstanding or left to send, the restart already applied (window, `recover`,
+    /// duplicate-ack state, CWR pending, `last_cwnd_action`), no back-off
+    /// (`restart_bugfix`), no plan, no shared block or hooked `send_much`, ns-2
+    /// recovery. The state it reads changes only through this connection's own entry
+    /// points, which wake the timer (`wake`).
+    fn rtx_timeout_is_noop(&self, cb: &ControlBlock) -> bool {
+        let t = &cb.tcb;
+        let restart = self.p.slow_start_restart && !cb.startup.replaces_idle_restart();
+        self.highest_ack == self.maxseq
+            && self.highest_ack >= 0
+            && self.t_seqno == self.highest_ack + 1
+            && self.t_seqno >= self.curseq
+            && self.p.restart_bugfix
+            && !self.rtt_active
+            && self.rec.is_none()
+            && !self.in_session
+            && !cb.plan_active
+            && !cb.is_shared()
+            && cb.hooks & hook::SEND_MUCH == 0
+            && t.cwnd >= 1.0
+            && t.last_cwnd_action == CwndAction::Timeout
+            && (self.p.variant == TcpVariant::Tahoe || (t.dupwnd == 0 && self.dupacks == 0 && self.recover == self.maxseq))
+            && (!restart || (self.recover == self.maxseq && (!self.p.ecn || self.cong_action) && cb.cc.idle_restart_is_noop(t)))
+    }
+
+    /// Instead of a no-op `timeout()` (`rtx_timeout_is_noop`): re-arm the timer as it
+    /// would (`set_rtx_timer`, same RTO) and park it, so the scheduler repeats this
+    /// every RTO without delivering the firings (`engine::Timer::park`). Exact: the
+    /// firings keep their keys and sequence numbers; the first touch of the connection
+    /// wakes the timer before changing anything.
+    #[inline(never)]
+    fn park_rtx_timer(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
+        let rto = cb.rto_s(&self.p.rtt);
+        let bits = rto.to_bits();
+        if self.rto_memo.0 != bits {
+            self.rto_memo = (bits, SimTime::from_secs_f64(rto));
+        }
+        if self.rto_memo.1 > SimTime::ZERO {
+            self.rtx_timer.park(cx.sched, self.rto_memo.1, self.agent, TIMER_RTX);
+        } else {
+            self.rtx_timer.resched(cx.sched, self.rto_memo.1, self.agent, TIMER_RTX);
+        }
+    }
+
+    /// Every entry point of the connection calls this first: a parked retransmission
+    /// timer (`park_rtx_timer`) goes back to delivering its firings, from the next one
+    /// on, since what follows may change the state they depend on.
+    #[inline(always)]
+    fn wake(&mut self, cx: &mut Ctx) {
+        if self.rtx_timer.is_parked() {
+            self.wake_cold(cx);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn wake_cold(&mut self, cx: &mut Ctx) {
+        self.rtx_timer.unpark(cx.sched);
+    }
+
     /// ns-2.35: tcp.cc `newtimer(pkt)`. Inlined: it runs on every new ack.
     #[inline]
     fn newtimer(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, ackno: i64) {
@@ -901,10 +971,16 @@ impl TcpConn {
     }
 
     pub fn timer(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, which: u8, gen: u32) {
+        // (A parked retransmission timer delivers no event; another timer wakes it.)
+        self.wake(cx);
         match which {
             TIMER_RTX => {
                 if self.rtx_timer.fire(gen) {
-                    self.timeout(cb, cx);
+                    if cx.sched.park_timers && self.rtx_timeout_is_noop(cb) {
+                        self.park_rtx_timer(cb, cx);
+                    } else {
+                        self.timeout(cb, cx);
+                    }
                 }
             }
             TIMER_PACE => {
@@ -1072,6 +1148,7 @@ impl TcpConn {
     /// hooks (`hook::ACK` clear: ns-2's rules, no plan running) runs ns-2's part alone.
     #[inline(always)]
     pub fn recv(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, pkt: PktId) {
+        self.wake(cx);
         if cb.hooks & hook::ACK == 0 {
             self.recv_impl::<false>(cb, cx, pkt);
         } else {

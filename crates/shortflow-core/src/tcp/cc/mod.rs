@@ -242,6 +242,17 @@ impl AnyCc {
     pub fn on_loss(&mut self, t: &mut Tcb, loss: &LossEvent) {
         dispatch!(self, c => c.on_loss(t, loss))
     }
+    /// Would `on_loss` with an idle restart (`LossKind::IdleRestart`) leave `t` as it
+    /// is? True only where that is known from the rule: ns-2's (cwnd already 1,
+    /// ssthresh at least 2, `first_decrease` clear; `slowdown(CLOSE_CWND_ONE)` sets
+    /// just these). Lets the sender park an idle connection's timer
+    /// (`TcpConn::rtx_timeout_is_noop`); false costs only the firings.
+    pub fn idle_restart_is_noop(&self, t: &Tcb) -> bool {
+        match self {
+            AnyCc::Ns2(_) => t.cwnd == 1.0 && t.ssthresh >= 2 && !t.first_decrease,
+            _ => false,
+        }
+    }
     #[inline]
     pub fn on_send(&mut self, t: &Tcb, rtt: RttView<'_>, meta: &SendMeta) {
         dispatch!(self, c => c.on_send(t, rtt, meta))

@@ -167,3 +167,10 @@ def test_large_network_sweep_claims() -> None:
     assert got["fig15a-miss-js"] == (round(2.0 / 1.5, 3), True)
     assert got["fig15-liss"] == (1.0, False)  # totals equal to Reno's: not above
     assert got["fig16-liss"] == (1.5, True) and got["fig16-iss"] == (0.8, False)
+
+
+def test_run_skip_names_a_figure_of_the_plan(tmp_path) -> None:
+    from shortflow.repro.fairshare import run
+
+    with pytest.raises(ValueError, match="skip: 'fig99' is not a figure of the quick plan"):
+        run(tmp_path, mode="quick", skip=("fig99",))

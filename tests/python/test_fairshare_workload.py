@@ -10,7 +10,8 @@ import statistics
 import pytest
 
 from shortflow.native import core
-from shortflow.repro.fairshare.workload import homogeneous, pareto_xm, server_connections, server_throughput
+from shortflow.repro.fairshare.workload import (file_cross, homogeneous, pareto_xm, server_connections,
+                                               server_throughput)
 
 
 @pytest.mark.parametrize("mean,shape,xm", [(100, 1.35, 25.93), (5, 1.35, 1.296), (100, 1.05, 4.76), (100, 1.95, 48.72)])
@@ -60,18 +61,24 @@ def test_short_run_metrics_are_consistent() -> None:
 
 
 def test_cross_readings() -> None:
-    """Spec A.15 item 3: persistent cross flows (default), one Pareto lifetime per pair, or renewed."""
+    """Spec A.15 item 3: one Pareto lifetime per pair (the scenario file's reading, taken),
+    persistent cross flows (the spec's literal default), or renewed lifetimes."""
     def cross_apps(reading: str) -> list[dict]:
         cfg = homogeneous("reno", 1, duration_s=3000.0, cross=reading)
         return [a for a in cfg["apps"] if a["flow"].startswith("cross.")]
 
     p, once, renew = cross_apps("persistent"), cross_apps("once"), cross_apps("renew")
+    assert file_cross() == "once" and cross_apps(None) == once
     assert len(p) == len(once) == 5 and all("duration_s" not in a for a in p)
     assert [a["start_s"] for a in p] == [a["start_s"] for a in once]
     assert all(a["duration_s"] >= pareto_xm(100.0, 1.35) for a in once)
     assert len(renew) > 5 and {a["flow"].split(".")[1] for a in renew} == {"1", "2", "3", "4", "5"}
     with pytest.raises(ValueError, match="cross"):
         homogeneous("reno", 1, cross="sometimes")
+    # "Like the server's": the cross lifetimes follow the point's mean (Fig. 17: 5 s).
+    short = [a for a in homogeneous("reno", 1, duration_s=3000.0, life_mean_s=5.0)["apps"]
+             if a["flow"].startswith("cross.")]
+    assert all(pareto_xm(5.0, 1.35) <= a["duration_s"] < once[k]["duration_s"] for k, a in enumerate(short))
 
 
 @pytest.mark.parametrize("reading,r12,r23,access", [("core", 16e6, 16e6, 100e6), ("r1r2", 16e6, 100e6, 100e6),
@@ -160,3 +167,10 @@ def test_large_network_sweep_claims() -> None:
     assert got["fig15a-miss-js"] == (round(2.0 / 1.5, 3), True)
     assert got["fig15-liss"] == (1.0, False)  # totals equal to Reno's: not above
     assert got["fig16-liss"] == (1.5, True) and got["fig16-iss"] == (0.8, False)
+
+
+def test_run_skip_names_a_figure_of_the_plan(tmp_path) -> None:
+    from shortflow.repro.fairshare import run
+
+    with pytest.raises(ValueError, match="skip: 'fig99' is not a figure of the quick plan"):
+        run(tmp_path, mode="quick", skip=("fig99",))

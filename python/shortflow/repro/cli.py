@@ -32,8 +32,9 @@ def fairshare_cmd(
                                "seeds 1-2), the readings trace, Fig. 20's methods on the 200-node network."),
     jobs: int = typer.Option(2, "--jobs", "-j", parser=integer(1), metavar="INTEGER", help="Parallel simulations."),
     out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/repro-fairshare[-quick])."),
-    cross: str = typer.Option("persistent", "--cross", help="Reading of the homogeneous network's cross traffic "
-                              "(spec A.15 item 3): persistent, once (one Pareto lifetime per pair), renew."),
+    cross: Optional[str] = typer.Option(None, "--cross", help="Reading of the homogeneous network's cross traffic "
+                                        "(spec A.15 item 3): once (default, the scenario file's: one Pareto lifetime "
+                                        "per pair), persistent (the spec's literal default), renew."),
     bandwidth_on: str = typer.Option("core", "--bandwidth-on", help="Links that carry 'Bandwidth' in Fig. 2 (spec "
                                      "A.15 item 2): core (r1-r2 and r2-r3), r1r2, r2r3, all."),
 ) -> None:
@@ -42,12 +43,12 @@ def fairshare_cmd(
     friendly(_fairshare)(quick, jobs, out, cross, bandwidth_on)
 
 
-def _fairshare(quick: bool, jobs: int, out: Optional[Path], cross: str, bandwidth_on: str) -> None:
+def _fairshare(quick: bool, jobs: int, out: Optional[Path], cross: Optional[str], bandwidth_on: str) -> None:
     from .fairshare import run
     from .fairshare.workload import BANDWIDTH_READINGS, CROSS_READINGS
 
     for name, v, ok in (("--cross", cross, CROSS_READINGS), ("--bandwidth-on", bandwidth_on, BANDWIDTH_READINGS)):
-        if v not in ok:
+        if v is not None and v not in ok:
             raise typer.BadParameter(f"{v!r} is not one of {', '.join(ok)}", param_hint=name)
     mode = "quick" if quick else "full"
     out = out or Path("out") / ("repro-fairshare" + ("-quick" if quick else ""))

@@ -109,6 +109,15 @@ impl Member {
         self.window() >= self.ssthresh as f64
     }
 
+    /// The connection's retransmission timer fired with data outstanding: the
+    /// window every congestion control of the simulator takes at once, cwnd =
+    /// `floor(wnd_restart)` (ns-2 `CLOSE_CWND_RESTART`; Linux `tcp_enter_loss`: 1),
+    /// out of fast recovery. `awnd` is left alone (ns-2 averages only on new acks).
+    pub fn after_rto(&mut self, wnd_restart: f64) {
+        self.cwnd = wnd_restart.floor().max(1.0);
+        self.in_recovery = false;
+    }
+
     /// Update `awnd` on a new ack (ns-2 `TcpAgent::newack`).
     pub fn on_new_ack(&mut self) {
         self.awnd = (1.0 - AWND_GAIN) * self.awnd + AWND_GAIN * self.cwnd;

@@ -19,8 +19,11 @@ networks run shorter and with fewer seeds than P3's 3000 s (a 3000-s run of the 
 network takes about 4 min on one core).
 
 ``cross``/``bandwidth_on`` pick the readings of spec A.15 items 3 and 2 for the
-homogeneous network (``workload.homogeneous``); the defaults are the ones we took
-(see ``docs/fairshare-full/README.md``).
+homogeneous network (``workload.homogeneous``); the defaults are the ones we took: the
+scenario file's cross traffic, one connection per pair with a lifetime like the server
+connections' (``once``; the spec's literal default, persistent cross traffic, is
+``cross="persistent"``), and "Bandwidth" on both core links (see
+``docs/fairshare-full/README.md``).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from typing import Any, Callable, Optional
 from ..jsonsafe import clean_json
 from .readings import COLUMNS as READING_COLUMNS
 from .readings import READINGS, table_md, trace
-from .workload import SCHEMES, homogeneous, server_throughput, transit_stub
+from .workload import SCHEMES, file_cross, homogeneous, server_throughput, transit_stub
 
 __all__ = ["run", "one_run", "experiments", "claims", "Experiment"]
 
@@ -76,43 +79,45 @@ def experiments(mode: str) -> list[Experiment]:
     # Sized for a shared two-core machine (P3: 3000-s runs, sweeps of ten points; one run
     # takes 3-5 s on the homogeneous network, 5-10 s on the 200-node one at 600 s and
     # 10-40 s on the 600-node one at 300 s): the homogeneous network at P3's run length
-    # with the paper's named points (16, 18, 20 Mb/s) and three to five seeds where a claim
-    # is a ratio near 1 (95% CIs in the claims table), the large networks shorter and with
-    # one seed. Finished runs are kept in runs.jsonl, so an interrupted run resumes.
+    # with the paper's named points (16, 18, 20 Mb/s) and five seeds for Figs. 3/7 (95%
+    # CIs in the claims table), the other sweeps at the points their claims compare (the
+    # ends of each range) with one or two seeds, the large networks shorter and with one
+    # seed. In order of priority (the homogeneous figures first). Finished runs are kept in
+    # runs.jsonl, so an interrupted run resumes.
     bws = tuple(b * mb for b in (4, 8, 12, 16, 18, 20))
-    s5, s3 = (1, 2, 3, 4, 5), (1, 2, 3)
+    s5, s2, s1 = (1, 2, 3, 4, 5), (1, 2), (1,)
     alt = (10 * mb, 16 * mb, 20 * mb)
     return [
         Experiment("fig3", "homogeneous.toml", "bandwidth_bps", bws, five, s5, 3000.0),
-        Experiment("fig6", "homogeneous.toml", "iat_s", (2.0, 5.0, 10.0), five, s3, 3000.0,
+        Experiment("fig6", "homogeneous.toml", "iat_s", (2.0, 5.0, 10.0), five, s2, 3000.0,
                    (("bandwidth_bps", 10 * mb),)),
-        # Figs. 12 and 16 (initial n-s throughput, n = 1..10) read the runs of Figs. 11 and 14.
-        Experiment("fig13", "ts200.toml", "iat_s", (5.0, 2.0, 1.0, 0.5), five, (1,), 600.0,
-                   (("bandwidth_bps", 10 * mb),)),
-        Experiment("fig14", "ts600.toml", "bandwidth_bps", (4 * mb, 10 * mb, 16 * mb), five, (1,), 300.0),
         # The readings comparison (docs/fairshare-full/README.md): Fig. 3's points under the
-        # two alternative readings of spec A.15 items 2 and 3; not claims.
-        Experiment("fig3-once", "homogeneous.toml", "bandwidth_bps", alt, five, (1, 2), 3000.0, cross="once",
-                   bandwidth_on="core"),
-        Experiment("fig3-r2r3", "homogeneous.toml", "bandwidth_bps", alt, five, (1, 2), 3000.0,
+        # spec's literal defaults (persistent cross traffic) and with Bandwidth on r2-r3
+        # only (spec A.15 items 3 and 2); not claims.
+        Experiment("fig3-persistent", "homogeneous.toml", "bandwidth_bps", alt, five, s1, 3000.0,
+                   cross="persistent", bandwidth_on="core"),
+        Experiment("fig3-r2r3", "homogeneous.toml", "bandwidth_bps", alt, five, s1, 3000.0,
                    cross="persistent", bandwidth_on="r2r3"),
-        # The figures of the previous full run.
-        Experiment("fig20", "ts600.toml", "bandwidth_bps", (4 * mb, 10 * mb),
-                   ("reno", "liss", "miss", "js", "cached", "averaged"), (1,), 300.0, (("life_mean_s", 5.0),)),
-        Experiment("fig11", "ts200.toml", "bandwidth_bps", (4 * mb, 10 * mb, 16 * mb), five, (1,), 600.0),
-        Experiment("fig5", "homogeneous.toml", "iat_s", (2.0, 5.0, 10.0), five, (1, 2), 3000.0,
+        Experiment("fig5", "homogeneous.toml", "iat_s", (2.0, 5.0, 10.0), five, s1, 3000.0,
                    (("bandwidth_bps", 20 * mb),)),
-        Experiment("fig17", "homogeneous.toml", "bandwidth_bps", (4 * mb, 10 * mb, 16 * mb, 20 * mb), five, (1,),
+        Experiment("fig17", "homogeneous.toml", "bandwidth_bps", (10 * mb, 20 * mb), five, s1,
                    3000.0, (("life_mean_s", 5.0),)),
-        Experiment("fig18", "ts200.toml", "bandwidth_bps", (4 * mb, 10 * mb, 16 * mb), five, (1,), 600.0,
-                   (("life_mean_s", 5.0),)),
-        Experiment("fig4", "homogeneous.toml", "delay_s", (0.01, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15), five, (1,),
+        Experiment("fig4", "homogeneous.toml", "delay_s", (0.01, 0.05, 0.15), five, s1,
                    3000.0, (("bandwidth_bps", 20 * mb),)),
-        Experiment("fig8", "homogeneous.toml", "shape", (1.05, 1.2, 1.35, 1.5, 1.65, 1.8, 1.95), five, (1,), 3000.0,
+        Experiment("fig8", "homogeneous.toml", "shape", (1.05, 1.95), five, s1, 3000.0,
                    (("bandwidth_bps", 20 * mb),)),
+        # Figs. 12 and 16 (initial n-s throughput, n = 1..10) read the runs of Figs. 11 and 14.
+        Experiment("fig11", "ts200.toml", "bandwidth_bps", (4 * mb, 10 * mb), five, s1, 600.0),
+        Experiment("fig13", "ts200.toml", "iat_s", (5.0, 0.5), five, s1, 600.0,
+                   (("bandwidth_bps", 10 * mb),)),
+        Experiment("fig18", "ts200.toml", "bandwidth_bps", (4 * mb, 10 * mb), five, s1, 600.0,
+                   (("life_mean_s", 5.0),)),
+        Experiment("fig14", "ts600.toml", "bandwidth_bps", (4 * mb, 10 * mb), five, s1, 300.0),
+        Experiment("fig20", "ts600.toml", "bandwidth_bps", (4 * mb, 10 * mb),
+                   ("reno", "liss", "miss", "js", "cached", "averaged"), s1, 300.0, (("life_mean_s", 5.0),)),
         # P3's range is 1 -> 0.1 s; 1 and 0.5 s only (at 0.1 s a 300-s run has about 3000
         # connections and took over a minute of a loaded core: left out for time).
-        Experiment("fig15", "ts600.toml", "iat_s", (1.0, 0.5), five, (1,), 300.0,
+        Experiment("fig15", "ts600.toml", "iat_s", (1.0, 0.5), five, s1, 300.0,
                    (("bandwidth_bps", 10 * mb),)),
     ]
 
@@ -433,10 +438,12 @@ def claims(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 #: where its Fig. 3 points are, (figure, x) for 10, 16 and 20 Mb/s (the taken reading's
 #: 10 Mb/s point is Fig. 6's run at the default inter-arrival of 5 s: the same configuration).
 READING_FIGS = [
-    ("claims table's (`--cross`/`--bandwidth-on`; default: persistent cross, both core links)",
-     {10.0: ("fig6", 5.0), 16.0: ("fig3", 16.0), 20.0: ("fig3", 20.0)}),
-    ("cross lifetimes like the server's (`--cross once`)", {b: ("fig3-once", b) for b in (10.0, 16.0, 20.0)}),
-    ("Bandwidth on r2-r3 only (`--bandwidth-on r2r3`)", {b: ("fig3-r2r3", b) for b in (10.0, 16.0, 20.0)}),
+    ("claims table's (`--cross`/`--bandwidth-on`; default: cross lifetimes like the server's, one per pair, "
+     "both core links)", {10.0: ("fig6", 5.0), 16.0: ("fig3", 16.0), 20.0: ("fig3", 20.0)}),
+    ("persistent cross traffic, the spec's literal default (`--cross persistent`)",
+     {b: ("fig3-persistent", b) for b in (10.0, 16.0, 20.0)}),
+    ("Bandwidth on r2-r3 only, persistent cross (`--cross persistent --bandwidth-on r2r3`)",
+     {b: ("fig3-r2r3", b) for b in (10.0, 16.0, 20.0)}),
 ]
 
 
@@ -488,9 +495,16 @@ def readings_comparison(rows: list[dict[str, Any]]) -> str:
 
 
 def run(out: Path, mode: str = "quick", jobs: int = 2, log: Callable[[str], None] = print,
-        cross: str = "persistent", bandwidth_on: str = "core") -> list[dict[str, Any]]:
+        cross: Optional[str] = None, bandwidth_on: str = "core", skip: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """Run the reproduction into ``out``; ``cross`` None: the scenario file's reading;
+    ``skip``: figures of the plan (:func:`experiments`) left out of this run."""
     out.mkdir(parents=True, exist_ok=True)
-    exps = experiments(mode)
+    cross = cross or file_cross()
+    known = {e.fig for e in experiments(mode)}
+    for f in skip:
+        if f not in known:
+            raise ValueError(f"skip: {f!r} is not a figure of the {mode} plan ({', '.join(sorted(known))})")
+    exps = [e for e in experiments(mode) if e.fig not in skip]
     tasks = [(e, s, seed, v, e.cross or cross, e.bandwidth_on or bandwidth_on) for e in exps for v in e.values
              for seed in e.seeds for s in e.schemes]
     log(f"fairshare: {len(tasks)} runs ({', '.join(e.fig for e in exps)}); readings {cross}/{bandwidth_on}")

@@ -15,15 +15,15 @@ from typing import Any
 
 from .workload import homogeneous, server_connections, server_throughput
 
-#: (label, cross reading, bandwidth reading): the spec's default first, then one
-#: alternative at a time.
+#: (label, cross reading, bandwidth reading): the reading taken first, then the spec's
+#: literal default and one alternative to it at a time.
 READINGS = [
-    ("default (persistent cross, Bandwidth on both core links)", "persistent", "core"),
-    ("cross lifetimes like the server's, one per pair", "once", "core"),
+    ("taken (cross lifetimes like the server's, one per pair; Bandwidth on both core links)", "once", "core"),
+    ("spec's literal default (persistent cross, Bandwidth on both core links)", "persistent", "core"),
     ("cross lifetimes like the server's, renewed per pair", "renew", "core"),
-    ("Bandwidth on r1-r2 only", "persistent", "r1r2"),
-    ("Bandwidth on r2-r3 only", "persistent", "r2r3"),
-    ("Bandwidth on every link", "persistent", "all"),
+    ("Bandwidth on r1-r2 only (persistent cross)", "persistent", "r1r2"),
+    ("Bandwidth on r2-r3 only (persistent cross)", "persistent", "r2r3"),
+    ("Bandwidth on every link (persistent cross)", "persistent", "all"),
 ]
 
 

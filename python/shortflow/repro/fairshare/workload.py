@@ -16,10 +16,11 @@ numbers):
   (``apps[].duration_s``: it stops sending and leaves its fair-share group);
 - 5 cross FTP pairs start at exponentially staggered times (mean 1 s) and use plain
   Reno; the server cannot see them. ``cross`` picks the reading of their lifetime
-  (A.15 item 3): ``"persistent"`` (the spec's default: they run to the end),
-  ``"once"`` (one connection per pair with a lifetime drawn like the server
-  connections', then the pair is silent) or ``"renew"`` (such lifetimes back to back:
-  the pair opens its next connection when one ends).
+  (A.15 item 3): ``"once"`` (the scenario file's, the reading taken: one connection
+  per pair with a lifetime drawn like the server connections' -- the point's mean and
+  shape -- then the pair is silent), ``"persistent"`` (the spec's literal default:
+  they run to the end) or ``"renew"`` (such lifetimes back to back: the pair opens its
+  next connection when one ends); ``None`` keeps the file's (:func:`file_cross`).
 
 ``bandwidth_on`` picks which links carry "Bandwidth" (A.15 item 2): ``"core"`` (the
 spec's default: r1-r2 and r2-r3), ``"r1r2"`` or ``"r2r3"`` (only that core link; the
@@ -41,10 +42,10 @@ from typing import Any, Optional
 from ...workloads import pareto_xm, poisson_connections
 
 __all__ = ["SCHEMES", "CROSS_READINGS", "BANDWIDTH_READINGS", "pareto_xm", "server_connections", "homogeneous",
-           "base_scenario", "server_throughput", "transit_stub"]
+           "base_scenario", "file_cross", "server_throughput", "transit_stub"]
 
 SCHEMES = ["reno", "liss", "iss", "miss", "js"]
-CROSS_READINGS = ("persistent", "once", "renew")
+CROSS_READINGS = ("once", "persistent", "renew")
 BANDWIDTH_READINGS = ("core", "r1r2", "r2r3", "all")
 
 
@@ -65,15 +66,27 @@ def server_connections(seed: int, duration_s: float, iat_s: float, life_mean_s: 
     return [(t, d, c) for t, d, c in out if d is not None]
 
 
+def file_cross(file: str = "homogeneous.toml") -> str:
+    """The reading of the cross traffic's lifetime (spec A.15 item 3) that the scenario
+    file's ``cross`` workload encodes: ``persistent`` without a ``lifetime``, ``renew``
+    with ``renew = true``, ``once`` otherwise."""
+    w = next((w for w in base_scenario(file).raw.get("workloads", []) if w.get("name") == "cross"), None)
+    if w is None:
+        raise ValueError(f"scenarios/fairshare/{file} has no workload named 'cross'")
+    return "persistent" if "lifetime" not in w else "renew" if w.get("renew") else "once"
+
+
 def _time(x: float) -> str:
     return f"{x:.12g}s"
 
 
 def homogeneous(scheme: str, seed: int, bandwidth_bps: float = 20e6, delay_s: float = 0.05, iat_s: float = 5.0,
                 life_mean_s: float = 100.0, shape: float = 1.35, duration_s: float = 3000.0,
-                cross: str = "persistent", bandwidth_on: str = "core") -> dict[str, Any]:
+                cross: Optional[str] = None, bandwidth_on: str = "core") -> dict[str, Any]:
     """The core configuration of one run; ``scheme`` is ``reno`` or a fair-share scheme
-    (a scheme of the scenario file)."""
+    (a scheme of the scenario file); ``cross`` None: the file's reading (``once``)."""
+    if cross is None:
+        cross = file_cross()
     if cross not in CROSS_READINGS:
         raise ValueError(f"cross must be one of {', '.join(CROSS_READINGS)}, not {cross!r}")
     if bandwidth_on not in BANDWIDTH_READINGS:
@@ -95,9 +108,13 @@ def homogeneous(scheme: str, seed: int, bandwidth_bps: float = 20e6, delay_s: fl
         if w["name"] == "srv":
             w["interarrival"] = _time(iat_s)
             w["lifetime"] = {"dist": "pareto", "mean": _time(life_mean_s), "shape": shape}
-        elif w["name"] == "cross" and cross != "persistent":
-            w["lifetime"] = {"dist": "pareto", "mean": _time(life_mean_s), "shape": shape}
-            w["renew"] = cross == "renew"
+        elif w["name"] == "cross":
+            w.pop("renew", None)
+            if cross == "persistent":
+                w.pop("lifetime", None)
+            else:
+                w["lifetime"] = {"dist": "pareto", "mean": _time(life_mean_s), "shape": shape}
+                w["renew"] = cross == "renew"
     raw.pop("sweep", None)
     return Scenario.from_dict(raw, source=base.source).to_sim_config(point={"scheme": scheme}, seed=seed)
 

@@ -14,7 +14,14 @@
 //!   on a new ack, `awnd` (after the ack's window update; ns-2 averages in `newack`
 //!   before `opencwnd`, a difference of one ack's growth at gain 0.002);
 //! - a window-cut loss event (fast retransmit entry, RTO; one per cut) updates the
-//!   group's and the member's loss-interval EWMAs (Eqs. 3-4);
+//!   group's and the member's loss-interval EWMAs (Eqs. 3-4). A fast retransmit's cut
+//!   reaches the member at the same dupack (`on_ack` runs after the ack's processing);
+//!   an RTO has no ack, and `on_loss` runs before the cut, so the member takes the
+//!   timeout's window here: cwnd = the restart window (1), out of recovery, i.e. a slow
+//!   starter at 1 from the timeout on, as P3's newcomer reading the agent's `cwnd_` in
+//!   ns-2 would see it (spec A.8 reads `x.cwnd` at the newcomer's start). Its ssthresh
+//!   (which depends on the congestion control) is refreshed at its next ack; Eqs. 2-5
+//!   do not depend on it (cwnd 1 is below any ssthresh ≥ 2), only Cached reads it;
 //! - `on_close` (the application tore the connection down) leaves the group; the
 //!   Cached method first stores the connection's ssthresh for its destination host.
 //!
@@ -176,6 +183,11 @@ impl StartupPolicy for FairShare {
             if let Some(g) = cx.path.entry().fair_share.as_deref_mut() {
                 self.flush(g, now);
                 g.on_loss_event(loss.flow, now);
+                if loss.kind == LossKind::Rto {
+                    if let Some(m) = g.member_mut(loss.flow) {
+                        m.after_rto(cx.tcb.wnd_restart);
+                    }
+                }
             }
         }
         LossVerdict::Cut
@@ -344,10 +356,13 @@ mod tests {
         assert_eq!((g.losses.events, g.losses.mean_s), (3, Some(2.0)));
         let o = g.live[0];
         assert_eq!(o.losses.mean_s, Some(2.0));
-        // Eq. 5 at 5.5 s: γ·(τ − (5.5 − 5)) / (τ·R) = 1.5 / R.
-        let want = (2.0 * (2.0 - 0.5) / (2.0 * o.srtt_s)).floor();
+        // Eq. 5 at 5.1 s: γ·(τ − (5.1 − 5)) / (τ·R) = 1.9 / R. (Connection 0 is in fast
+        // recovery since 5 s; its retransmission timer, at least 0.2 s, has not fired yet:
+        // after it, connection 0 would be a slow starter at cwnd 1 and no longer o.)
+        let want = (2.0 * (2.0 - 0.1) / (2.0 * o.srtt_s)).floor();
         let liss = crate::fairshare::eq2(g, None, false).unwrap().s_n.floor() as i32;
-        r.infinite(ms(5500), 2);
+        r.infinite(ms(5100), 2);
+        assert_eq!(r.conn(0).ctr.timeouts, 0);
         let d = decision(&r, 2);
         assert_eq!(d.cwnd, want);
         assert_eq!(d.ssthresh, liss.max(want as i32));
@@ -472,6 +487,55 @@ mod tests {
         let gap = SimTime::from_secs_f64(rtt / cw);
         let times: Vec<u64> = r.sent().iter().filter(|x| x.conn == 4).map(|x| x.t_us).collect();
         assert_eq!(times, (0..cw as u64).map(|i| (ms(3080).0 + i * gap.0) / 1000).collect::<Vec<_>>());
+    }
+
+    /// A member whose retransmission timer fired counts as what its TCP state is at
+    /// once (spec A.8 reads `x.cwnd` at the newcomer's start; in ns-2 the agent's
+    /// `cwnd_` is 1 right after `timeout`): a slow starter at cwnd 1, not its
+    /// pre-timeout window until its next ack. Connections 0 and 1 are acked in rounds
+    /// every 100 ms up to 0.9 s; then only connection 1 is acked (every 100 ms), until
+    /// connection 0's timer fires; connection 2 starts 1 ms later, before any ack of 0.
+    #[test]
+    fn a_timed_out_member_counts_with_its_restart_window_at_once() {
+        for scheme in ["liss", "iss", "js", "miss"] {
+            let mut r = Rig::new(&reno(), policy(&format!(r#"{{"scheme": "{scheme}"}}"#)), 3, false);
+            r.infinite(ms(0), 0);
+            r.infinite(ms(10), 1);
+            for i in 1..=9u64 {
+                round(&mut r, 0, ms(100 * i));
+                round(&mut r, 1, ms(100 * i + 10));
+            }
+            let before = r.cwnd(0);
+            assert!(before > 10.0 && r.cwnd(1) > 10.0, "both steady: {before} {}", r.cwnd(1));
+            let mut t = ms(900);
+            while r.conn(0).ctr.timeouts == 0 {
+                t = t + ms(10);
+                if t.0 % ms(100).0 == ms(10).0 {
+                    round(&mut r, 1, t);
+                } else {
+                    r.run_to(t);
+                }
+                assert!(t < ms(5000), "no timeout of connection 0");
+            }
+            let acked0 = r.conn(0).highest_ack;
+            r.infinite(t + ms(1), 2);
+            assert_eq!(r.conn(0).highest_ack, acked0, "no ack of 0 since its timeout");
+            assert_eq!((r.cwnd(0), r.block(0).tcb.dupwnd), (1.0, 0), "the timeout's window");
+            let m0 = group(&r).live[0];
+            assert_eq!((m0.id, m0.cwnd, m0.in_recovery, m0.steady()), (0, 1.0, false, false));
+            // Eq. 2 from the TCP state: L = 1 (connection 1, the oldest steady one), S = 1.
+            let c1 = r.cwnd(1);
+            assert!(c1 >= r.ssthresh(1) as f64);
+            let e = decision(&r, 2).eq2.expect("connection 1 is steady");
+            assert_eq!((e.l, e.s, e.oldest), (1, 1.0, 1), "{scheme}");
+            if scheme != "iss" {
+                assert_eq!(e.w_o, c1);
+                let s_n = (1.0 + c1) / (1.0 + 1.0 / c1 + 1.0);
+                assert!((e.s_n - s_n).abs() < 1e-12, "{scheme}: {} vs {s_n}", e.s_n);
+                // Before the fix the stale window (L = 2, w_o = connection 0's) gave c0·2/3.
+                assert!(s_n < before * 2.0 / 3.0);
+            }
+        }
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub mod vienna;
 pub mod time;
 pub mod traffic;
 pub mod world;
+#[cfg(test)]
+mod layout_tests;
 
 pub use error::ConfigError;
 pub use sim::{idle_footprint, run, Footprint, Simulation};

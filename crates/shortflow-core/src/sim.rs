@@ -23,6 +23,9 @@ use crate::traffic::build::{build_apps, FlowInfo};
 use crate::traffic::Apps;
 use crate::world::{Ctx, Notice, Shared};
 
+#[path = "sim_memory.rs"]
+mod memory;
+
 /// Which table an agent index points into.
 #[derive(Clone, Copy, Debug)]
 enum AgentRef {

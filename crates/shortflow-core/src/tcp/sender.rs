@@ -452,6 +452,16 @@ impl TcpConn {
         }
     }
 
+    /// Bytes this connection holds outside its struct: pending transfers, the sent log
+    /// and SACK state, by capacity (`Simulation::memory`; the boxes' contents counted at
+    /// their inline size).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.transfers.capacity() * size_of::<PendingTransfer>()
+            + self.detail.as_ref().map_or(0, |d| size_of::<Detail>() + d.log.memory_bytes())
+            + self.rec.as_ref().map_or(0, |_| size_of::<SackRecovery>())
+    }
+
     /// Packets acked within n s of the start, n = 1..=ACK_MARKS; the marks not yet
     /// passed (the run ended, or the connection closed, before them) hold what was
     /// acked by then.

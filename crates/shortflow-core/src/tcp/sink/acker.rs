@@ -27,6 +27,11 @@ impl Default for Acker {
 }
 
 impl Acker {
+    /// Bytes held outside the struct (the out-of-order ring), by capacity.
+    pub fn heap_bytes(&self) -> usize {
+        self.seen.capacity() * 4
+    }
+
     /// Cumulative ack number (ns-2 `Seqno()` = next_ - 1).
     pub fn seqno(&self) -> i64 {
         self.next - 1

@@ -20,6 +20,7 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod fairshare;
+pub mod names;
 pub mod net;
 pub mod path;
 pub mod profile;

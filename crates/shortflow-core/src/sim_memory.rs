@@ -29,13 +29,13 @@ impl Simulation {
             ("agents and flows", self.agents.capacity() * size_of::<AgentRef>() + self.flows.capacity() * size_of::<FlowAgents>()),
             ("links", net.links.capacity() * size_of::<Link>()),
             ("queue buffers", links_heap),
-            ("node names", strings_bytes(&net.node_names)),
+            ("node names", net.node_names.memory_bytes()),
             ("node addresses", sh.node_addr.capacity() * 4),
             ("routing", net.routes.memory_bytes()),
             ("packet arena", net.pool.memory_bytes()),
             ("event queue and timer slots", self.sched.memory_bytes()),
             ("applications", self.apps.memory_bytes(size_of::<App>())),
-            ("flow names", strings_bytes(&sh.flow_names)),
+            ("flow names", sh.flow_names.memory_bytes()),
             ("transfer records", sh.transfers.capacity() * size_of::<TransferRec>()),
             (
                 "receiver pending transfers",
@@ -49,9 +49,4 @@ impl Simulation {
     pub fn tcp_connections(&self) -> usize {
         self.senders.conns.len()
     }
-}
-
-/// A list of `String`s: headers and contents, by capacity.
-fn strings_bytes(v: &Vec<String>) -> usize {
-    v.capacity() * size_of::<String>() + v.iter().map(|s| s.capacity()).sum::<usize>()
 }

@@ -10,8 +10,10 @@ its own host pair and access links, for N = 10^4 and 10^5 (and 10^6 with
 ``--scale-max 1000000``): the scenario goes the way a user's does (validated, expanded,
 run through the core, results read into polars), each N in a fresh process, and the
 report gives that process's peak resident set, the bytes per connection (peak less the
-same process's resident set after its imports, over N), and the CPU time per delivered
-data packet. The bottleneck's rate and buffer grow with N, so every N delivers about 30
+same process's resident set after its imports, over N; this includes the result tables
+and their JSON on the way to polars), the simulation's own bytes per connection at the
+end of the run (``stats.sim_bytes``, see ``Simulation::memory``), and the CPU time per
+delivered data packet. The bottleneck's rate and buffer grow with N, so every N delivers about 30
 packets per connection.
 
 Workload c (10 000 concurrent short transfers) also reports memory: the resident-set
@@ -168,7 +170,8 @@ _SCALE = (
     "done = int(res.transfers['end_s'].is_not_nan().sum())\n"
     "print(json.dumps({'base_rss_bytes': base, 'expand_cpu_s': c1 - c0, 'run_cpu_s': c2 - c1,\n"
     "    'core_wall_s': st['wall_s'], 'events': st['events'], 'delivered_pkts': st['data_pkts_delivered'],\n"
-    "    'sim_end_s': st['sim_end_s'], 'transfers_done': done, 'config_bytes': len(json.dumps(cfg))}))\n"
+    "    'sim_end_s': st['sim_end_s'], 'transfers_done': done, 'config_bytes': len(json.dumps(cfg)),\n"
+    "    'sim_bytes': st.get('sim_bytes')}))\n"
 )
 
 
@@ -188,7 +191,9 @@ def run_scale(sizes: Sequence[int] = SCALE_SIZES, timeout: float = 3600.0) -> di
     """The scale workload at each size, each in a fresh process: ``{"sizes": {n: {...}},
     "linearity": ...}`` with, per size, the peak resident set (``peak_rss_bytes``, from the
     child's resource usage), ``bytes_per_conn`` (peak less the resident set after the
-    imports, over n), CPU times (``cpu_s`` in all; ``expand_cpu_s`` validating and
+    imports, over n), ``sim_bytes_per_conn`` (the simulation's own structures at the end of
+    the run, ``stats.sim_bytes`` over n: the per-connection state without the result
+    tables, Python and the allocator's overhead), CPU times (``cpu_s`` in all; ``expand_cpu_s`` validating and
     expanding; ``run_cpu_s`` building, running and reading the results), the delivered data
     packets, events, and ``ns_per_pkt`` (CPU time per delivered data packet). ``linearity``
     is the largest size's ns_per_pkt over the smallest's (1 = time linear in N)."""
@@ -214,6 +219,7 @@ def run_scale(sizes: Sequence[int] = SCALE_SIZES, timeout: float = 3600.0) -> di
         cpu = usage.ru_utime + usage.ru_stime
         e.update(n=n, peak_rss_bytes=peak, cpu_s=cpu, wall_s=wall,
                  bytes_per_conn=(peak - e["base_rss_bytes"]) / n if e.get("base_rss_bytes") else None,
+                 sim_bytes_per_conn=e["sim_bytes"] / n if e.get("sim_bytes") else None,
                  ns_per_pkt=1e9 * cpu / e["delivered_pkts"] if e["delivered_pkts"] else None,
                  run_ns_per_pkt=1e9 * e["run_cpu_s"] / e["delivered_pkts"] if e["delivered_pkts"] else None,
                  events_per_pkt=e["events"] / e["delivered_pkts"] if e["delivered_pkts"] else None)

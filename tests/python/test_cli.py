@@ -264,6 +264,9 @@ def test_bench_scale_workload(core) -> None:
         assert e["peak_rss_bytes"] > e["base_rss_bytes"] > 0 and e["bytes_per_conn"] > 0
         assert e["ns_per_pkt"] == pytest.approx(1e9 * e["cpu_s"] / e["delivered_pkts"])
         assert e["config_bytes"] < 2000
+        # The simulation's own structures: a few hundred bytes to a few KB per connection
+        # (with its hosts and access links), below the whole process's growth.
+        assert 300 < e["sim_bytes_per_conn"] < 4000 and e["sim_bytes"] == pytest.approx(e["sim_bytes_per_conn"] * int(n))
     assert r["linearity"] == pytest.approx(r["sizes"]["2000"]["ns_per_pkt"] / r["sizes"]["1000"]["ns_per_pkt"])
     with pytest.raises(ValueError, match="n = 0"):
         scale_scenario(0)

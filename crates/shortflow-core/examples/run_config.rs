@@ -5,10 +5,61 @@
 //! With `--footprint` instead of `N`, build the simulation once and print the memory it
 //! holds before the first event (what `shortflow bench` reports for workload c):
 //! `cargo run --release -p shortflow-core --example run_config -- tests/golden/ns2/bench_c.config.json --footprint`
+//!
+//! With `--memory`, count every allocation (a counting global allocator) while the
+//! simulation is built, run, its results collected and written out as JSON, and print
+//! the bytes per TCP connection live after each phase and at each phase's peak, with
+//! `Simulation::memory`'s breakdown by structure after building and after the run.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+/// Live and peak bytes allocated through the global allocator.
+struct Counting;
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(n: usize) {
+    let now = LIVE.fetch_add(n, Relaxed) + n;
+    PEAK.fetch_max(now, Relaxed);
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(l) };
+        if !p.is_null() {
+            grew(l.size());
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc_zeroed(l) };
+        if !p.is_null() {
+            grew(l.size());
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) };
+        LIVE.fetch_sub(l.size(), Relaxed);
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        let q = unsafe { System.realloc(p, l, new) };
+        if !q.is_null() {
+            LIVE.fetch_sub(l.size(), Relaxed);
+            grew(new);
+        }
+        q
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let Some(path) = args.next() else {
-        eprintln!("usage: run_config CONFIG.json [REPEAT | --footprint]");
+        eprintln!("usage: run_config CONFIG.json [REPEAT | --footprint | --memory]");
         std::process::exit(2);
     };
     let mode = args.next();
@@ -22,6 +73,10 @@ fn main() {
     });
     if mode.as_deref() == Some("--footprint") {
         footprint(&cfg);
+        return;
+    }
+    if mode.as_deref() == Some("--memory") {
+        memory(cfg);
         return;
     }
     let repeat: usize = mode.and_then(|s| s.parse().ok()).unwrap_or(1);
@@ -44,6 +99,41 @@ fn main() {
             }
         }
     }
+}
+
+/// See the module docs (`--memory`).
+fn memory(cfg: shortflow_core::config::SimConfig) {
+    let base = LIVE.load(Relaxed);
+    PEAK.store(base, Relaxed);
+    let mut sim = shortflow_core::Simulation::new(cfg).unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(1)
+    });
+    let n = sim.tcp_connections().max(1) as f64;
+    let per = |b: usize| b.saturating_sub(base) as f64 / n;
+    let mut phases = vec![("built", LIVE.load(Relaxed), PEAK.load(Relaxed))];
+    let built = sim.memory();
+    sim.run_to_end();
+    phases.push(("run", LIVE.load(Relaxed), PEAK.load(Relaxed)));
+    let ran = sim.memory();
+    let results = sim.results();
+    phases.push(("results", LIVE.load(Relaxed), PEAK.load(Relaxed)));
+    drop(sim);
+    let json = serde_json::to_string(&results).expect("results serialise");
+    phases.push(("json (simulation freed)", LIVE.load(Relaxed), PEAK.load(Relaxed)));
+    println!("{} TCP connections, {} bytes of results JSON ({:.0} per connection)", n, json.len(), json.len() as f64 / n);
+    println!("{:<40} {:>12} {:>12}", "bytes per connection after", "live", "peak so far");
+    for (name, live, peak) in phases {
+        println!("{name:<40} {:>12.1} {:>12.1}", per(live), per(peak));
+    }
+    println!("{:<40} {:>12} {:>12}", "by structure (per connection)", "built", "after run");
+    let (mut tb, mut tr) = (0, 0);
+    for ((name, b), (_, r)) in built.iter().zip(&ran) {
+        println!("{name:<40} {:>12.1} {:>12.1}", *b as f64 / n, *r as f64 / n);
+        tb += b;
+        tr += r;
+    }
+    println!("{:<40} {:>12.1} {:>12.1}", "sum of the structures", tb as f64 / n, tr as f64 / n);
 }
 
 fn footprint(cfg: &shortflow_core::config::SimConfig) {

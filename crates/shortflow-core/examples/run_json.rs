@@ -19,18 +19,18 @@ fn main() {
                 println!("{} {:.9} {}", r.acks.flow[i], r.acks.time_ns[i] as f64 * 1e-9, r.acks.ackno[i]);
             }
             for i in 0..r.links.link.len() {
-                eprintln!("link {} drops {} departures {}", r.links.link[i], r.links.drops[i], r.links.departures[i]);
+                eprintln!("link {} drops {} departures {}", &r.links.link[i], r.links.drops[i], r.links.departures[i]);
             }
             for i in 0..r.flows.flow.len() {
                 eprintln!(
                     "flow {} sent {} retx {} timeouts {} acked_bytes {}",
-                    r.flows.flow[i], r.flows.data_pkts_sent[i], r.flows.retransmits[i], r.flows.timeouts[i], r.flows.bytes_acked[i]
+                    &r.flows.flow[i], r.flows.data_pkts_sent[i], r.flows.retransmits[i], r.flows.timeouts[i], r.flows.bytes_acked[i]
                 );
             }
             for i in 0..r.transfers.flow.len() {
                 eprintln!(
                     "transfer {} round {} start {:.6} completion {:.6} retx {} timeouts {}",
-                    r.transfers.flow[i], r.transfers.round[i], r.transfers.start_s[i], r.transfers.completion_s[i],
+                    &r.transfers.flow[i], r.transfers.round[i], r.transfers.start_s[i], r.transfers.completion_s[i],
                     r.transfers.retransmits[i], r.transfers.timeouts[i]
                 );
             }

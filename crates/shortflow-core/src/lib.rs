@@ -20,6 +20,7 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod fairshare;
+pub mod names;
 pub mod net;
 pub mod path;
 pub mod profile;
@@ -32,6 +33,8 @@ pub mod vienna;
 pub mod time;
 pub mod traffic;
 pub mod world;
+#[cfg(test)]
+mod layout_tests;
 
 pub use error::ConfigError;
 pub use sim::{idle_footprint, run, Footprint, Simulation};

@@ -3,10 +3,12 @@
 
 use serde::Serialize;
 
+use crate::names::Names;
+
 /// One finished (or unfinished at stop time) application-level transfer.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct TransferTable {
-    pub flow: Vec<String>,
+    pub flow: Names,
     pub round: Vec<u32>,
     pub bytes: Vec<u64>,
     pub start_s: Vec<f64>,
@@ -36,8 +38,8 @@ pub struct TransferTable {
 /// Per-connection counters at the end of the run.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct FlowTable {
-    pub flow: Vec<String>,
-    pub transport: Vec<String>,
+    pub flow: Names,
+    pub transport: Names,
     pub data_pkts_sent: Vec<u64>,
     pub bytes_acked: Vec<u64>,
     pub retransmits: Vec<u64>,
@@ -65,7 +67,40 @@ pub struct FlowTable {
     /// Payload packets cumulatively acked within n = 1..=10 s of `start_s` (P3's
     /// initial n-second throughput; marks past the end of the run or the connection's
     /// close hold what was acked by then). Empty for UDP.
-    pub acked_by_s: Vec<Vec<u64>>,
+    pub acked_by_s: Ragged,
+}
+
+/// A column whose rows are lists of integers (`FlowTable::acked_by_s`), stored flat:
+/// one allocation for all rows instead of one per row. Written out as a list of lists.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Ragged {
+    vals: Vec<u64>,
+    /// `ends[i]`: where row `i` ends in `vals`.
+    ends: Vec<u32>,
+}
+
+impl Ragged {
+    pub fn push(&mut self, row: &[u64]) {
+        self.vals.extend_from_slice(row);
+        self.ends.push(u32::try_from(self.vals.len()).expect("results: more than 2^32 values in a list column"));
+    }
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+    /// Row `i`.
+    pub fn row(&self, i: usize) -> &[u64] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.vals[start..self.ends[i] as usize]
+    }
+}
+
+impl Serialize for Ragged {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq((0..self.len()).map(|i| self.row(i)))
+    }
 }
 
 impl FlowTable {
@@ -104,7 +139,7 @@ impl TransferTable {
 /// Per-simplex-link counters.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct LinkTable {
-    pub link: Vec<String>,
+    pub link: Names,
     pub arrivals: Vec<u64>,
     pub departures: Vec<u64>,
     pub drops: Vec<u64>,
@@ -252,6 +287,11 @@ pub struct RunStats {
     pub data_pkts_delivered: u64,
     pub sim_end_s: f64,
     pub wall_s: f64,
+    pub tcp_connections: u64,
+    /// Bytes the simulation's structures held when the results were collected
+    /// (`Simulation::memory`: every table by capacity; allocator overhead and boxed
+    /// policies' contents not counted). The result tables come on top.
+    pub sim_bytes: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -267,4 +307,21 @@ pub struct RunResults {
     pub pages: PageTable,
     pub objects: ObjectTable,
     pub stats: RunStats,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ragged;
+
+    #[test]
+    fn ragged_rows_write_out_as_lists() {
+        let mut r = Ragged::default();
+        r.push(&[1, 2, 3]);
+        r.push(&[]);
+        r.push(&[7]);
+        assert_eq!(r.len(), 3);
+        assert_eq!(r.row(0), &[1, 2, 3]);
+        assert_eq!(r.row(1), &[] as &[u64]);
+        assert_eq!(serde_json::to_string(&r).unwrap(), "[[1,2,3],[],[7]]");
+    }
 }

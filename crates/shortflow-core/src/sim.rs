@@ -23,6 +23,9 @@ use crate::traffic::build::{build_apps, FlowInfo};
 use crate::traffic::Apps;
 use crate::world::{Ctx, Notice, Shared};
 
+#[path = "sim_memory.rs"]
+mod memory;
+
 /// Which table an agent index points into.
 #[derive(Clone, Copy, Debug)]
 enum AgentRef {
@@ -132,10 +135,16 @@ impl Simulation {
         // ---- flows and agents: the explicit flows, then every replica's copies
         let n_replica: usize = cfg.replicas.iter().map(|r| r.count as usize).sum();
         let n_flows = cfg.flows.len() + n_replica;
-        let mut flow_names: Vec<String> = Vec::with_capacity(n_flows);
-        flow_names.extend(cfg.flows.iter().map(|f| f.name.clone()));
+        let name_bytes = cfg.flows.iter().map(|f| f.name.len()).sum::<usize>()
+            + cfg.replicas.iter().map(|r| r.count as usize * (r.name.len() + 1 + crate::net::build::digits(r.count))).sum::<usize>();
+        let mut flow_names = crate::names::Names::with_capacity(n_flows, name_bytes);
+        for f in &cfg.flows {
+            flow_names.push(&f.name);
+        }
         for r in &cfg.replicas {
-            flow_names.extend((1..=r.count).map(|i| format!("{}.{i}", r.name)));
+            for i in 1..=r.count {
+                flow_names.push_fmt(format_args!("{}.{i}", r.name));
+            }
         }
         let shared = Shared {
             paths,
@@ -420,7 +429,7 @@ impl Simulation {
         let names = &self.shared.flow_names;
         for t in &self.shared.transfers {
             let tt = &mut r.transfers;
-            tt.flow.push(names[t.flow as usize].clone());
+            tt.flow.push(&names[t.flow as usize]);
             tt.round.push(t.round);
             tt.bytes.push(t.bytes);
             let start = t.start.as_secs_f64();
@@ -442,11 +451,11 @@ impl Simulation {
         let mut reported_cbs = std::collections::HashSet::new();
         for (i, fa) in self.flows.iter().enumerate() {
             let ft = &mut r.flows;
-            ft.flow.push(names[i].clone());
+            ft.flow.push(&names[i]);
             if let (Some(s), Some(k)) = (fa.sender, fa.sink) {
                 let (s, cb) = self.senders.get(s);
                 let k = &self.sinks[k as usize];
-                ft.transport.push("tcp".into());
+                ft.transport.push("tcp");
                 ft.data_pkts_sent.push(s.ndatapack);
                 // Payload acked: packets 0..=highest_ack, less the SYN (seq 0) when modelled.
                 let acked_pkts = s.acked_pkts();
@@ -462,11 +471,11 @@ impl Simulation {
                 ft.pkts_received.push(k.pkts_received);
                 ft.false_retx.push(k.dup_segs);
                 ft.start_s.push(s.conn_start.map_or(f64::NAN, |t| t.as_secs_f64()));
-                ft.acked_by_s.push(s.acked_by_s().to_vec());
+                ft.acked_by_s.push(&s.acked_by_s());
             } else {
                 let u = fa.udp_sink.map(|u| self.udp_sinks[u as usize]).unwrap_or_default();
                 let sent = self.apps.udp_sent(i);
-                ft.transport.push("udp".into());
+                ft.transport.push("udp");
                 ft.data_pkts_sent.push(sent);
                 ft.bytes_acked.push(u.bytes);
                 ft.push_counters(&Default::default());
@@ -476,11 +485,11 @@ impl Simulation {
                 ft.pkts_received.push(u.pkts);
                 ft.false_retx.push(0);
                 ft.start_s.push(f64::NAN);
-                ft.acked_by_s.push(Vec::new());
+                ft.acked_by_s.push(&[]);
             }
         }
         for (l, link) in self.net.links.iter().enumerate() {
-            r.links.link.push(self.net.link_name(l));
+            r.links.link.push(&self.net.link_name(l));
             r.links.arrivals.push(link.arrivals);
             r.links.departures.push(link.departures);
             r.links.drops.push(link.drops);
@@ -512,6 +521,8 @@ impl Simulation {
             data_pkts_delivered: self.net.delivered_data,
             sim_end_s: self.sched.now().as_secs_f64(),
             wall_s: 0.0,
+            tcp_connections: self.tcp_connections() as u64,
+            sim_bytes: self.memory().iter().map(|&(_, b)| b as u64).sum(),
         };
         r
     }
@@ -542,7 +553,7 @@ struct AgentBuild {
 
 /// A route from `s` to `d` (and back, for TCP's acks), or an error naming flow `f`.
 fn check_route(net: &Network, f: &str, fl: &FlowConfig, s: u32, d: u32, back: bool) -> Result<(), ConfigError> {
-    let (src, dst) = (net.node_names[s as usize].as_str(), net.node_names[d as usize].as_str());
+    let (src, dst) = (&net.node_names[s as usize], &net.node_names[d as usize]);
     if s == d {
         return Err(err(format!("{f}.dst"), if fl.dst.is_empty() { dst } else { &fl.dst }, "source and destination must differ"));
     }

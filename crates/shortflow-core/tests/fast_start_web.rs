@@ -39,7 +39,7 @@ fn config(startup: &str, queue: &str) -> SimConfig {
 fn pages_idle_and_cross_traffic_after_the_first_download() {
     let r = shortflow_core::run(&config(r#"{"kind": "fast_start"}"#, r#"{"kind": "drop_priority", "limit_pkts": 20}"#)).unwrap();
     let t = &r.transfers;
-    let web: Vec<usize> = (0..t.flow.len()).filter(|&i| t.flow[i] == "web").collect();
+    let web: Vec<usize> = (0..t.flow.len()).filter(|&i| &t.flow[i] == "web").collect();
     assert_eq!(web.len(), 4, "HTML + images, twice");
     let b: Vec<u64> = web.iter().map(|&i| t.bytes[i]).collect();
     assert_eq!(b, [1000, 100_000, 1000, 40_000]);
@@ -71,7 +71,7 @@ fn pages_idle_and_cross_traffic_after_the_first_download() {
 fn tcp_baseline_restarts_slow_start_after_the_idle_period() {
     let r = shortflow_core::run(&config(r#"{"kind": "ns2"}"#, r#"{"kind": "drop_tail", "limit_pkts": 20}"#)).unwrap();
     let t = &r.transfers;
-    let web: Vec<usize> = (0..t.flow.len()).filter(|&i| t.flow[i] == "web").collect();
+    let web: Vec<usize> = (0..t.flow.len()).filter(|&i| &t.flow[i] == "web").collect();
     assert_eq!(t.initial_cwnd[web[2]], 1.0, "ns-2's timer-driven slow-start restart");
     assert!(r.packets.low_prio.iter().all(|&l| !l));
 }

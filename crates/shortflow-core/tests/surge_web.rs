@@ -47,7 +47,7 @@ fn object_times_on_a_loss_free_path_are_the_hand_computed_ones() {
     // The response starts when the request's ack is back (the transfers table: request
     // of object 0, its response, request of object 1, its response).
     let t = &r.transfers;
-    assert_eq!(t.flow, vec!["web.req.1", "web.1", "web.req.1", "web.1"]);
+    assert_eq!(t.flow.iter().collect::<Vec<_>>(), vec!["web.req.1", "web.1", "web.req.1", "web.1"]);
     assert!((t.start_s[1] - (1.0 + req0)).abs() < 1e-8, "{}", t.start_s[1]);
     assert!((o.time_s[0] - (req0 + resp0)).abs() < 1e-8, "{}", o.time_s[0]);
     // Object 1: every segment now carries its 40 header bytes (sequence numbers go on).
@@ -65,7 +65,7 @@ fn every_object_starts_on_a_fresh_connection() {
     // first one grew to.
     let r = shortflow_core::run(&one_user(2, TWO_FIXED_OBJECTS, 30.0)).unwrap();
     let t = &r.transfers;
-    let resp: Vec<f64> = (0..t.flow.len()).filter(|&i| t.flow[i] == "web.1").map(|i| t.initial_cwnd[i]).collect();
+    let resp: Vec<f64> = (0..t.flow.len()).filter(|&i| &t.flow[i] == "web.1").map(|i| t.initial_cwnd[i]).collect();
     assert_eq!(resp, vec![2.0, 2.0]);
     // 10 segments from IW 2 with an ack per segment take three round trips (2, 4, 4
     // segments; RTT ~ 20.5 ms) for both objects; a connection that kept the first

@@ -298,6 +298,16 @@ impl Default for Scheduler {
 }
 
 impl Scheduler {
+    /// Bytes the scheduler holds: its two heaps, the arrival lanes and the timer slots,
+    /// by capacity (`Simulation::memory`).
+    pub fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        (self.heap.0.capacity() + self.theap.0.capacity()) * size_of::<Entry>()
+            + size_of::<[Lane; LANE_TAB]>()
+            + self.lanes.iter().map(|l| l.buf.len() * size_of::<LaneEv>()).sum::<usize>()
+            + self.timers.capacity() * size_of::<TimerSlot>()
+    }
+
     pub fn new() -> Self {
         Scheduler {
             heap: Heap(Vec::with_capacity(256)),

@@ -9,6 +9,7 @@ use super::routing::Routes;
 use super::Network;
 use crate::config::{LinkConfig, SimConfig};
 use crate::error::{err, positive, suggest, time_s, ConfigError};
+use crate::names::Names;
 use crate::results::PacketTrace;
 use crate::rng::Rng;
 
@@ -90,7 +91,7 @@ pub fn find_node(cfg: &SimConfig, node_ix: &HashMap<&str, u32>, reps: &[ReplicaN
 /// link defined each pair (duplicates are errors).
 struct LinkSet<'c> {
     cfg: &'c SimConfig,
-    names: &'c [String],
+    names: &'c Names,
     links: Vec<Link>,
     pairs: Vec<(u32, u32)>,
     seen: HashMap<(u32, u32), usize>,
@@ -129,7 +130,7 @@ impl LinkSet<'_> {
                 if let Some(prev) = self.seen.insert((a, b), i) {
                     return Err(err(
                         f.to_string(),
-                        format!("{}->{}", self.names[a as usize], self.names[b as usize]),
+                        format!("{}->{}", &self.names[a as usize], &self.names[b as usize]),
                         format!("duplicate link (also defined by links[{prev}])"),
                     ));
                 }
@@ -138,7 +139,7 @@ impl LinkSet<'_> {
             let queue = crate::net::queue::build(&qf, q, rate, delay)?;
             let mut link = Link::new(a, b, rate.round() as u64, delay_t, queue);
             if loss > 0.0 {
-                let name = format!("loss:{}->{}", self.names[a as usize], self.names[b as usize]);
+                let name = format!("loss:{}->{}", &self.names[a as usize], &self.names[b as usize]);
                 link.set_loss(Some(Box::new(RandomLoss { p: loss, rng: Rng::for_source(self.cfg.seed, &name), lost: 0 })));
             }
             self.links.push(link);
@@ -186,12 +187,17 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
             return Err(err(format!("nodes[{i}]"), n, format!("also the name of a host of replicas[{r}] ({})", cfg.replicas[r].name)));
         }
     }
-    let mut names: Vec<String> = Vec::with_capacity(n_nodes as usize);
-    names.extend(cfg.nodes.iter().cloned());
+    // One buffer for every name (`Names`): replica hosts are most of the nodes.
+    let name_bytes = cfg.nodes.iter().map(|n| n.len()).sum::<usize>()
+        + cfg.replicas.iter().map(|r| 2 * r.count as usize * (r.name.len() + 2 + digits(r.count))).sum::<usize>();
+    let mut names = Names::with_capacity(n_nodes as usize, name_bytes);
+    for n in &cfg.nodes {
+        names.push(n);
+    }
     for r in &cfg.replicas {
         for i in 1..=r.count {
-            names.push(format!("{}.s{i}", r.name));
-            names.push(format!("{}.d{i}", r.name));
+            names.push_fmt(format_args!("{}.s{i}", r.name));
+            names.push_fmt(format_args!("{}.d{i}", r.name));
         }
     }
     // ---- addresses
@@ -255,6 +261,11 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
     }
     topo_replicas.shrink_to_fit();
     Ok(Topology { net, node_ix, node_addr, replicas: topo_replicas })
+}
+
+/// Decimal digits of `n` (the longest index a replica's names carry).
+pub fn digits(n: u32) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
 /// A replica's name: not empty and not another replica's.

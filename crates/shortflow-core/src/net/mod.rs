@@ -13,6 +13,7 @@ pub mod routing;
 use crate::engine::{Event, PktId, Scheduler};
 use crate::error::ConfigError;
 use crate::net::element::{AnyElement, ElemCtx, Verdict, NO_ELEM};
+use crate::names::Names;
 use crate::net::link::Link;
 use crate::net::packet::PacketPool;
 use crate::net::queue::{Dropped, QueueCtx};
@@ -38,7 +39,7 @@ pub enum Arrival {
 pub struct Network {
     pub pool: PacketPool,
     pub links: Vec<Link>,
-    pub node_names: Vec<String>,
+    pub node_names: Names,
     /// Static routes: `routes.route(node, dst)` is the outgoing link towards `dst`.
     pub routes: Routes,
     /// Random stream for queues that draw (RED).
@@ -56,7 +57,7 @@ pub struct Network {
 
 impl Network {
     /// A network over `links` between nodes named `node_names`, with static `routes`.
-    pub fn new(links: Vec<Link>, node_names: Vec<String>, routes: Routes, queue_rng: Rng, trace: Option<PacketTrace>) -> Network {
+    pub fn new(links: Vec<Link>, node_names: Names, routes: Routes, queue_rng: Rng, trace: Option<PacketTrace>) -> Network {
         Network {
             pool: PacketPool::new(),
             links,
@@ -322,6 +323,6 @@ impl Network {
 
     pub fn link_name(&self, l: usize) -> String {
         let k = &self.links[l];
-        format!("{}->{}", self.node_names[k.src as usize], self.node_names[k.dst as usize])
+        format!("{}->{}", &self.node_names[k.src as usize], &self.node_names[k.dst as usize])
     }
 }

@@ -209,6 +209,16 @@ pub struct PacketPool {
 }
 
 impl PacketPool {
+    /// Bytes the arena holds, by capacity (`Simulation::memory`).
+    pub fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.slots.capacity() * size_of::<Packet>()
+            + self.free.capacity() * size_of::<PktId>()
+            + self.opt_slot.capacity() * 4
+            + self.opts.capacity() * size_of::<PktOptions>()
+            + self.opts_free.capacity() * 4
+    }
+
     pub fn new() -> Self {
         PacketPool {
             slots: Vec::with_capacity(4096),

@@ -78,6 +78,11 @@ pub struct Routes {
 }
 
 impl Routes {
+    /// Bytes the table holds, by capacity (`Simulation::memory`).
+    pub fn memory_bytes(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<NodeRoute>() + self.core.capacity() * 4
+    }
+
     /// Routes over `n_nodes` nodes joined by `links` ((src, dst) pairs, in the order
     /// they were added).
     pub fn new(n_nodes: usize, links: &[(u32, u32)]) -> Routes {

@@ -62,7 +62,7 @@ impl Rig {
         let link = Link::new(0, 1, 1_000_000_000_000, SimTime::ZERO, AnyQueue::DropTail(DropTail::new(1_000_000)));
         let mut net = Network::new(
             vec![link],
-            vec!["s".into(), "d".into()],
+            ["s", "d"].into_iter().collect(),
             Routes::new(2, &[(0, 1)]),
             Rng::for_source(1, "queues"),
             Some(PacketTrace::default()),

@@ -39,7 +39,7 @@ use crate::tcp::rtt_linux::LinuxRtoParams;
 use crate::tcp::sentlog::SentLog;
 use crate::tcp::startup::StartCtx;
 use crate::time::SimTime;
-use crate::world::{Ctx, Notice, TransferRec};
+use crate::world::{push_mostly_one, Ctx, Notice, TransferRec};
 
 /// ns-2 `TCP_MAXSEQ`: an "infinite" application.
 pub const TCP_MAXSEQ: i64 = 1_073_741_824;
@@ -308,7 +308,9 @@ pub struct TcpConn {
     /// within 1..=ACK_MARKS seconds of it, filled lazily by the new acks
     /// (`marks_done` of them are final).
     pub conn_start: Option<SimTime>,
-    acked_marks: [u64; ACK_MARKS],
+    /// (u32: a connection acking 2^32 packets within 10 s would need 430 M packets/s;
+    /// a mark saturates there.)
+    acked_marks: [u32; ACK_MARKS],
     marks_done: u8,
     /// Torn down by its application (`close`): acks are ignored, nothing is sent.
     pub torn_down: bool,
@@ -452,11 +454,21 @@ impl TcpConn {
         }
     }
 
+    /// Bytes this connection holds outside its struct: pending transfers, the sent log
+    /// and SACK state, by capacity (`Simulation::memory`; the boxes' contents counted at
+    /// their inline size).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.transfers.capacity() * size_of::<PendingTransfer>()
+            + self.detail.as_ref().map_or(0, |d| size_of::<Detail>() + d.log.memory_bytes())
+            + self.rec.as_ref().map_or(0, |_| size_of::<SackRecovery>())
+    }
+
     /// Packets acked within n s of the start, n = 1..=ACK_MARKS; the marks not yet
     /// passed (the run ended, or the connection closed, before them) hold what was
     /// acked by then.
     pub fn acked_by_s(&self) -> [u64; ACK_MARKS] {
-        let mut m = self.acked_marks;
+        let mut m = self.acked_marks.map(u64::from);
         let done = if self.conn_start.is_some() { self.marks_done as usize } else { 0 };
         for v in &mut m[done..] {
             *v = self.acked_pkts();
@@ -470,7 +482,7 @@ impl TcpConn {
         let Some(s) = self.conn_start else { return };
         let before = self.acked_pkts();
         while (self.marks_done as usize) < ACK_MARKS && now > s + SimTime::from_secs(self.marks_done as u64 + 1) {
-            self.acked_marks[self.marks_done as usize] = before;
+            self.acked_marks[self.marks_done as usize] = u32::try_from(before).unwrap_or(u32::MAX);
             self.marks_done += 1;
         }
     }
@@ -559,8 +571,8 @@ impl TcpConn {
         if cx.shared.recv_pending.len() <= f {
             cx.shared.recv_pending.resize_with(f + 1, Default::default);
         }
-        cx.shared.recv_pending[f].push_back((end_seq, rec));
-        self.transfers.push_back(PendingTransfer {
+        push_mostly_one(&mut cx.shared.recv_pending[f], (end_seq, rec));
+        push_mostly_one(&mut self.transfers, PendingTransfer {
             rec,
             end_seq,
             ctr_at_start: self.ctr,

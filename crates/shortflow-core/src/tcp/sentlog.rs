@@ -47,6 +47,11 @@ pub struct SentLog {
 }
 
 impl SentLog {
+    /// Bytes the ring holds, by capacity.
+    pub fn memory_bytes(&self) -> usize {
+        self.ring.capacity() * std::mem::size_of::<Entry>()
+    }
+
     /// Record that `seq` leaves at `now`. `app_limited`: nothing more to send after it.
     #[inline]
     pub fn on_send(&mut self, seq: i64, now: SimTime, retransmit: bool, low_prio: bool, app_limited: bool) {

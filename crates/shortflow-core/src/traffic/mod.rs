@@ -193,6 +193,15 @@ pub struct Waiter {
 }
 
 impl Apps {
+    /// Bytes of the application table and its per-flow columns, by capacity, with
+    /// `app_size` bytes per application (`size_of::<App>()`; boxed applications'
+    /// contents are not counted).
+    pub fn memory_bytes(&self, app_size: usize) -> usize {
+        self.list.capacity() * app_size
+            + (self.flow_app.capacity() + self.udp_src_app.capacity()) * std::mem::size_of::<Option<u32>>()
+            + self.first_done.capacity()
+    }
+
     /// An `Event::App` fired for application `app` with `token`.
     pub fn event(&mut self, cx: &mut Ctx, senders: &mut TcpSenders, sinks: &mut [TcpSink], app: u32, token: u32) {
         match &mut self.list[app as usize] {

@@ -265,15 +265,15 @@ impl Surge {
     /// `pair` and `conn` are the user's response flow; `end_s` is the last byte
     /// acknowledged at the server (ns-2 webtraf's response end), `time_s` = `end_s -
     /// request_s`; NaN where not reached.
-    pub fn rows(&self, names: &[String], out: &mut crate::results::ObjectTable) {
+    pub fn rows(&self, names: &crate::names::Names, out: &mut crate::results::ObjectTable) {
         for rec in &self.objects {
             let name = &names[rec.flow as usize];
             let end = rec.end.map_or(f64::NAN, |t| t.as_secs_f64());
-            out.pair.push(name.clone());
+            out.pair.push(name.to_string());
             out.page.push(rec.page);
             out.object.push(rec.object);
             out.bytes.push(rec.bytes);
-            out.conn.push(name.clone());
+            out.conn.push(name.to_string());
             out.request_s.push(rec.request.as_secs_f64());
             out.end_s.push(end);
             out.time_s.push(end - rec.request.as_secs_f64());

@@ -247,7 +247,7 @@ pub fn check_size_dist(d: &SizeDist) -> Result<(), (&'static str, f64, &'static 
 }
 
 /// Append pair `pair`'s current page to `rows` (ends NaN where not yet arrived).
-fn push_page(rows: &mut WebRows, pair: &Pair, conns: &[WebConn], names: &[String]) {
+fn push_page(rows: &mut WebRows, pair: &Pair, conns: &[WebConn], names: &crate::names::Names) {
     let start = pair.page_start.as_secs_f64();
     let end = if pair.left == 0 { pair.objs.iter().filter_map(|o| o.done).max().map_or(f64::NAN, |t| t.as_secs_f64()) } else { f64::NAN };
     rows.pages.pair.push(pair.name.clone());
@@ -263,7 +263,7 @@ fn push_page(rows: &mut WebRows, pair: &Pair, conns: &[WebConn], names: &[String
         rows.objects.page.push(pair.page);
         rows.objects.object.push(k as u32);
         rows.objects.bytes.push(o.bytes);
-        let flow = if o.conn == u32::MAX { String::new() } else { names[conns[o.conn as usize].flow as usize].clone() };
+        let flow = if o.conn == u32::MAX { String::new() } else { names[conns[o.conn as usize].flow as usize].to_string() };
         rows.objects.conn.push(flow);
         let req = o.req.map_or(f64::NAN, |t| t.as_secs_f64());
         let done = o.done.map_or(f64::NAN, |t| t.as_secs_f64());
@@ -499,12 +499,12 @@ impl Web {
         self.pairs_left == 0
     }
 
-    fn record_page(&mut self, p: usize, names: &[String]) {
+    fn record_page(&mut self, p: usize, names: &crate::names::Names) {
         push_page(&mut self.rows, &self.pairs[p], &self.conns, names);
     }
 
     /// The tables, with every page still under way at the end of the run (end NaN).
-    pub fn rows(&self, names: &[String]) -> WebRows {
+    pub fn rows(&self, names: &crate::names::Names) -> WebRows {
         let mut out = self.rows.clone();
         for pair in &self.pairs {
             if !pair.done && !pair.objs.is_empty() {

@@ -24,7 +24,7 @@ fn line_with_pacer(sends: &[(u64, i64)]) -> (Vec<(u64, i64)>, Vec<(u64, usize)>)
 fn line_with(elem: AnyElement, sends: &[(u64, i64)]) -> (Vec<(u64, i64)>, Vec<(u64, usize)>) {
     let mk = |a, b| Link::new(a, b, 8_000_000, SimTime::from_millis(1), AnyQueue::DropTail(DropTail::new(50)));
     let routes = Routes::new(3, &[(0, 1), (1, 2)]);
-    let mut net = Network::new(vec![mk(0, 1), mk(1, 2)], vec!["a".into(), "r".into(), "b".into()], routes, Rng::new(1), None);
+    let mut net = Network::new(vec![mk(0, 1), mk(1, 2)], ["a", "r", "b"].into_iter().collect(), routes, Rng::new(1), None);
     net.add_element("elements[0]", elem).unwrap();
     let mut sched = crate::engine::Scheduler::new();
     let mut out = Vec::new();

@@ -117,6 +117,10 @@ impl Buffer {
     pub fn len(&self) -> usize {
         self.q.len()
     }
+    /// The ring, by capacity.
+    pub fn heap_bytes(&self) -> usize {
+        self.q.capacity() * std::mem::size_of::<PktId>()
+    }
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.q.is_empty()

@@ -88,6 +88,10 @@ impl DropTail {
     pub fn len(&self) -> usize {
         self.buf.len()
     }
+    /// The buffer's ring, by capacity.
+    pub fn heap_bytes(&self) -> usize {
+        self.buf.heap_bytes()
+    }
     pub fn is_empty(&self) -> bool {
         self.buf.is_empty()
     }

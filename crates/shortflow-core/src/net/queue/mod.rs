@@ -110,6 +110,14 @@ impl AnyQueue {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Bytes held outside the link (the buffer's ring; a RED queue's state), by
+    /// capacity (`Simulation::memory`).
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            AnyQueue::DropTail(q) => q.heap_bytes(),
+            AnyQueue::Red(q) => std::mem::size_of::<Red>() + q.heap_bytes(),
+        }
+    }
 }
 
 /// Test helper: the outcome of one arrival, when at most one packet goes.

@@ -49,7 +49,7 @@ impl LinkRig {
         let mut link = Link::new(0, 1, 8_000_000, SimTime::ZERO, q);
         link.set_traced(true);
         let routes = Routes::new(2, &[(0, 1)]);
-        let net = Network::new(vec![link], vec!["a".into(), "b".into()], routes, Rng::new(1), Some(PacketTrace::default()));
+        let net = Network::new(vec![link], ["a", "b"].into_iter().collect(), routes, Rng::new(1), Some(PacketTrace::default()));
         LinkRig { sched: Scheduler::new(), net, out: Vec::new() }
     }
 

@@ -19,14 +19,25 @@ pub struct Acker {
     last_ack_sent: i64,
 }
 
+/// `mask` of a new ring: 16 slots (ns-2 starts with 64). The ring doubles whenever a
+/// segment lands beyond it (`update`), keeping every mark, so its size changes no
+/// answer; a small start keeps a sink that saw one hole small.
+const INITIAL_MASK: i64 = 15;
+
 impl Default for Acker {
     fn default() -> Self {
-        // `seen` is allocated on the first out-of-order segment (see `update`).
-        Acker { seen: Vec::new(), mask: 63, next: 0, maxseen: 0, ts_to_echo: SimTime::ZERO, last_ack_sent: 0 }
+        // `seen` is allocated on the first out-of-order segment and freed when the last
+        // hole is filled (see `update`).
+        Acker { seen: Vec::new(), mask: INITIAL_MASK, next: 0, maxseen: 0, ts_to_echo: SimTime::ZERO, last_ack_sent: 0 }
     }
 }
 
 impl Acker {
+    /// Bytes held outside the struct (the out-of-order ring), by capacity.
+    pub fn heap_bytes(&self) -> usize {
+        self.seen.capacity() * 4
+    }
+
     /// Cumulative ack number (ns-2 `Seqno()` = next_ - 1).
     pub fn seqno(&self) -> i64 {
         self.next - 1
@@ -118,6 +129,12 @@ impl Acker {
             }
             self.next = next;
         }
+        if self.next == self.maxseen + 1 {
+            // No hole left: the marks are no longer read (`has` and the in-order path
+            // look at `next` only), so the ring goes until the next hole.
+            self.seen = Vec::new();
+            self.mask = INITIAL_MASK;
+        }
         deliver
     }
 }
@@ -155,6 +172,26 @@ mod tests {
         assert_eq!(a.ts_to_echo(), t(12));
         a.update_ts(1, t(9));
         assert_eq!(a.ts_to_echo(), t(12));
+    }
+
+    #[test]
+    fn holds_its_ring_only_while_a_hole_is_open() {
+        let mut a = Acker::default();
+        a.update(0, 1);
+        assert_eq!(a.heap_bytes(), 0);
+        a.update(3, 1);
+        assert_eq!(a.heap_bytes(), 16 * 4);
+        assert!(a.has(3) && !a.has(2));
+        a.update(1, 1);
+        a.update(2, 1);
+        assert_eq!((a.seqno(), a.heap_bytes()), (3, 0));
+        assert!(a.has(3) && !a.has(4));
+        // A duplicate of an acked segment allocates nothing that stays.
+        a.update(1, 1);
+        assert_eq!(a.heap_bytes(), 0);
+        // A hole past the ring's 16 slots grows it.
+        a.update(40, 1);
+        assert_eq!(a.heap_bytes(), 64 * 4);
     }
 
     #[test]

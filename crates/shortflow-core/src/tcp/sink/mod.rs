@@ -126,6 +126,12 @@ pub struct TcpSink {
 }
 
 impl TcpSink {
+    /// Bytes held outside the struct (`Simulation::memory`): the out-of-order ring and
+    /// the SACK generator, by capacity.
+    pub fn heap_bytes(&self) -> usize {
+        self.acker.heap_bytes() + self.sack.as_ref().map_or(0, |_| std::mem::size_of::<SackGen>())
+    }
+
     pub fn new(agent: u32, flow: u32, node: u32, peer_node: u32, peer_agent: u32, params: SinkParams) -> Self {
         TcpSink {
             agent,

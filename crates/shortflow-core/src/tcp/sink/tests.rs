@@ -44,7 +44,7 @@ impl SinkRig {
         let params = SinkParams::from_config("sink", &cfg).expect("valid sink config");
         let link = Link::new(1, 0, 1_000_000_000_000_000, SimTime::ZERO, AnyQueue::DropTail(DropTail::new(1000)));
         let routes = Routes::new(2, &[(1, 0)]);
-        let net = Network::new(vec![link], vec!["snd".into(), "rcv".into()], routes, Rng::new(1), None);
+        let net = Network::new(vec![link], ["snd", "rcv"].into_iter().collect(), routes, Rng::new(1), None);
         let mut sink = TcpSink::new(1, 0, 1, 0, 0, params);
         sink.first_link = 0;
         SinkRig { sched: Scheduler::new(), net, shared: Shared::default(), sink, out: Vec::new() }

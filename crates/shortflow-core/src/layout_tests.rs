@@ -1,0 +1,36 @@
+//! Sizes of the per-connection structures (issue 21 item 3: < 1 KB per connection with
+//! its hosts and access links). Each bound is the current size: a layout that grows
+//! fails here, and the test prints the table (`cargo test -p shortflow-core layout --
+//! --nocapture`). Where the bytes of a whole run go: `Simulation::memory` and
+//! `run_config CONFIG --memory`.
+
+use std::mem::size_of;
+
+use crate::engine::Timer;
+use crate::net::link::Link;
+use crate::net::queue::AnyQueue;
+use crate::tcp::control::ControlBlock;
+use crate::tcp::sender::TcpConn;
+use crate::tcp::sink::TcpSink;
+use crate::traffic::build::FlowInfo;
+use crate::traffic::App;
+
+#[test]
+fn per_connection_layouts() {
+    // Bounds: the sizes of this build (a test build: `ControlBlock` carries the
+    // test-only `Scripted` start-up policy inline, 456 B; 312 B in a release build).
+    let rows: [(&str, usize, usize); 8] = [
+        ("TcpConn", size_of::<TcpConn>(), 464),
+        ("ControlBlock", size_of::<ControlBlock>(), 456),
+        ("TcpSink", size_of::<TcpSink>(), 200),
+        ("Link", size_of::<Link>(), 184),
+        ("AnyQueue", size_of::<AnyQueue>(), 48),
+        ("Timer", size_of::<Timer>(), 24),
+        ("FlowInfo", size_of::<FlowInfo>(), 44),
+        ("App", size_of::<App>(), 56),
+    ];
+    for (name, size, bound) in rows {
+        eprintln!("{name:>14} {size:>5} B");
+        assert!(size <= bound, "{name} is {size} B, above its bound of {bound} B");
+    }
+}

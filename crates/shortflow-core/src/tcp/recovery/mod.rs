@@ -213,6 +213,11 @@ pub struct SackRecovery {
     /// `tcp_xmit_retransmit_queue`; rack_tlp only -- RFC 6675 leaves the timer to
     /// RFC 6298, which restarts it only on new acks).
     pub rearm_on_head_rtx: bool,
+    /// The ack that ends fast recovery also grows the window (Linux `tcp_ack`:
+    /// `tcp_fastretrans_alert` sets the state Open, then `tcp_cong_control` runs
+    /// `tcp_cong_avoid`; rack_tlp only -- RFC 6675 sets cwnd = ssthresh and leaves
+    /// growth to the following acks).
+    pub grow_on_exit_ack: bool,
     /// The SACK blocks of the ack being processed (set from its options, taken by
     /// the ack's processing; empty for an ack without blocks).
     pub sack_in: crate::net::packet::SackBlocks,
@@ -278,6 +283,7 @@ impl SackRecovery {
             sb: Scoreboard::default(),
             tlp: cfg.kind == RecoveryKind::RackTlp,
             rearm_on_head_rtx: cfg.kind == RecoveryKind::RackTlp,
+            grow_on_exit_ack: cfg.kind == RecoveryKind::RackTlp,
             det,
             state: RecState::Open,
             recover: -1,

@@ -403,4 +403,31 @@ fn counters_are_split_per_transfer() {
     assert_eq!((a.retrans_segs, a.fast_retrans, a.sack_recoveries), (1, 1, 1));
     assert_eq!(b, crate::tcp::recovery::LossCounters::default(), "the second transfer had no loss");
     assert_eq!(r.conn(0).ctr.retrans_segs, 1, "the connection's counters hold both");
+
+/// Linux `tcp_ack` runs `tcp_fastretrans_alert` (which ends recovery: cwnd = ssthresh,
+/// state Open) before `tcp_cong_control`, so the ack that ends recovery also grows the
+/// window, by the segments it newly delivers (`tcp_newly_delivered`: those SACKed
+/// earlier were counted when SACKed, not again). Linux Reno, IW 4; segment 0 is lost.
+#[test]
+fn the_ack_ending_recovery_grows_the_window_by_what_it_delivers() {
+    let mut r = rig(r#"{"kind": "rack_tlp", "prr": true}"#, r#", "window_init": 4, "cc": {"kind": "linux_reno"}"#);
+    r.transfer(ms(0), 0, 20);
+    assert_eq!(r.sent_seqs(), vec![0, 1, 2, 3]);
+    // 1..=3 SACKed at 100 ms: three SACKed (DupThresh), reordering window 0: 0 is lost.
+    // ssthresh max(4 / 2, 2) = 2; PRR: pipe 0, three delivered -> cwnd 2: the fast
+    // retransmit of 0 and new segment 4.
+    r.ack_sack(ms(100), 0, -1, &[(1, 4)]);
+    assert_eq!(r.sent_seqs(), vec![0, 4]);
+    assert_eq!(r.ssthresh(0), 2);
+    // The retransmission's ack (cumulative 3) ends recovery: cwnd = ssthresh = 2, then
+    // congestion avoidance counts the one segment delivered (0; 1..=3 were counted when
+    // SACKed): snd_cwnd_cnt 1 of 2. Pipe 1 (segment 4): one new segment.
+    r.ack(ms(200), 0, 3);
+    assert_eq!(r.cwnd(0), 2.0);
+    assert_eq!(r.sent_seqs(), vec![5]);
+    // The next ack completes the count: cwnd 3 (without the exit ack's growth it would
+    // stay 2 until one more ack), pipe 1: two new segments.
+    r.ack(ms(300), 0, 4);
+    assert_eq!(r.cwnd(0), 3.0);
+    assert_eq!(r.sent_seqs(), vec![6, 7]);
 }

@@ -263,8 +263,13 @@ impl TcpConn {
             if let Some(cwnd) = self.rec_mut().prr.as_mut().and_then(|p| p.on_ack(ssthresh, pipe, delivered, una_advanced, newly_lost > 0)) {
                 cb.tcb.cwnd = cwnd as f64;
             }
-        } else if una_advanced && state_before != RecState::Recovery {
+        } else if una_advanced && (state_before != RecState::Recovery || self.rec().grow_on_exit_ack) {
+            // Linux tcp_ack: tcp_fastretrans_alert ends recovery before
+            // tcp_cong_control runs, so the ack that ends it grows the window too
+            // (rack_tlp; `grow_on_exit_ack`). The CC counts segments delivered by this
+            // ack (tcp_newly_delivered): those SACKed earlier were counted then.
             let mut sample = self.ack_sample(now, ack, cb.detail);
+            sample.newly_acked = newly_acked;
             sample.newly_sacked = newly_sacked;
             cb.cc.on_ack(&mut cb.tcb, &sample);
             if self.last_ack == 0 && self.p.delay_growth {

@@ -403,6 +403,7 @@ fn counters_are_split_per_transfer() {
     assert_eq!((a.retrans_segs, a.fast_retrans, a.sack_recoveries), (1, 1, 1));
     assert_eq!(b, crate::tcp::recovery::LossCounters::default(), "the second transfer had no loss");
     assert_eq!(r.conn(0).ctr.retrans_segs, 1, "the connection's counters hold both");
+}
 
 /// Linux `tcp_ack` runs `tcp_fastretrans_alert` (which ends recovery: cwnd = ssthresh,
 /// state Open) before `tcp_cong_control`, so the ack that ends recovery also grows the

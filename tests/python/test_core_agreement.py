@@ -71,7 +71,7 @@ links = [{ src = "a", dst = "b", rate = "1.6Mb", delay = "50ms", queue = 11 }]
 profile = "linux"
 cc = "cubic"
 [sink]
-ack_policy = { kind = "linux", ato_min = "40ms", delack_max = "500ms", quickacks_max = 16, init_rcv_wnd = 10, rto_min = "200ms", rto_init = "1s" }
+ack_policy = { kind = "linux", ato_min = "40ms", delack_max = "500ms", quickacks_max = 16, init_rcv_wnd = 44, rto_min = "200ms", rto_init = "1s" }
 [[flows]]
 name = "f"
 src = "a"

@@ -1155,7 +1155,8 @@ pub enum AckPolicyConfig {
         /// `TCP_MAX_QUICKACKS`. Linux: 16.
         #[serde(default = "d_quickacks_max")]
         quickacks_max: u32,
-        /// Initial receive window in segments (`TCP_DEFAULT_INIT_RCVWND`). Linux: 10.
+        /// Initial receive window in segments. Linux (since 4.19): 44, the 64 KB that
+        /// `tcp_select_initial_window` offers from `tcp_rmem[1]` = 128 KB (docs/defaults.md).
         #[serde(default = "d_init_rcv_wnd")]
         init_rcv_wnd: u32,
         /// The receiver's minimum RTO (s), for its idle test. Linux: 0.2 (`TCP_RTO_MIN`).
@@ -1176,7 +1177,7 @@ fn d_quickacks_max() -> u32 {
     16
 }
 fn d_init_rcv_wnd() -> u32 {
-    10
+    44
 }
 pub(crate) fn d_linux_rto_min() -> f64 {
     0.2

@@ -49,7 +49,7 @@ pub fn linux(cc_kind: Option<&str>) -> (Value, Value, Value) {
     let sink = json!({
         "delack": false,
         "ack_policy": {"kind": "linux", "ato_min_s": 0.04, "delack_max_s": 0.5, "quickacks_max": 16,
-                       "init_rcv_wnd": 10, "rto_min_s": 0.2, "rto_init_s": 1.0},
+                       "init_rcv_wnd": 44, "rto_min_s": 0.2, "rto_init_s": 1.0},
     });
     let exit = if cc_kind == Some("cubic") { "hystart" } else { "none" };
     let startup = json!({"kind": "linux", "slow_start_after_idle": true, "exit": exit});

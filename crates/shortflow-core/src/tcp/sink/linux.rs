@@ -8,13 +8,17 @@
 //! - **Quick-ack budget.** The first data segment (`icsk_ack.ato == 0`) calls
 //!   `tcp_incr_quickack(sk, TCP_MAX_QUICKACKS)`: `quick = max(rcv_wnd / (2 rcv_mss), 2)`
 //!   capped at `TCP_MAX_QUICKACKS` (16), never lowered. `rcv_wnd` is the receive window
-//!   last advertised: `tcp_select_initial_window` starts it at
-//!   `TCP_DEFAULT_INIT_RCVWND` (10) segments when the MSS exceeds the window-scale unit
-//!   (`init_rcv_wnd`), so a fresh connection quick-acks **5** segments; each
-//!   in-sequence segment then grows it by two segments (`tcp_grow_window`'s
-//!   `incr = 2 * advmss`, the case of full-sized segments) -- after 11 segments the
-//!   budget of a later `tcp_incr_quickack` is the cap, 16. Each ack sent spends one
-//!   (`tcp_dec_quickack_mode`); spending the last resets ato to `TCP_ATO_MIN`.
+//!   last advertised (`init_rcv_wnd` segments at first). Since Linux 4.19 (commit
+//!   a337531b942b, "tcp: up initial rmem to 128KB and SYN rwin to around 64KB")
+//!   `tcp_select_initial_window` offers the whole `tcp_full_space` of the default
+//!   `tcp_rmem[1]` (128 KB): 64 KB, rounded down to 44 segments of 1460 B -- the cap
+//!   `TCP_DEFAULT_INIT_RCVWND` (10 segments, hence 5 quick acks) applies only before
+//!   4.19 or with a route's `initrwnd`. A fresh connection therefore quick-acks **16**
+//!   segments. Each in-sequence segment grows the window by two segments
+//!   (`tcp_grow_window`'s `incr = 2 * advmss`, the case of full-sized segments), which
+//!   matters for a later `tcp_incr_quickack` when `init_rcv_wnd` is small. Each ack
+//!   sent spends one (`tcp_dec_quickack_mode`); spending the last resets ato to
+//!   `TCP_ATO_MIN`.
 //! - **After idle.** A data segment arriving more than the receiver's RTO after the
 //!   previous one (`m > icsk_rto`) refills the budget with `tcp_incr_quickack`. The
 //!   receiver's RTO is what its own handshake sample gives (it never sends data): we

@@ -394,11 +394,12 @@ fn acc_config_errors_name_the_field() {
 
 /// Linux's rule on a fresh connection: the SYN at once; the first data segment 100 ms
 /// later gives the receiver's RTT (100 ms, RTO 300 ms) and a quick-ack budget of
-/// rcv_wnd / 2 = 10 / 2 = 5 segments; then every second segment, a lone segment held on
-/// the 40 ms timer; out-of-order data and the filled hole at once.
+/// rcv_wnd / 2 = 10 / 2 = 5 segments (a 10-segment initial window: Linux before 4.19, or
+/// a route's `initrwnd`); then every second segment, a lone segment held on the 40 ms
+/// timer; out-of-order data and the filled hole at once.
 #[test]
 fn linux_quickacks_five_then_every_second_segment() {
-    let mut r = SinkRig::new(r#"{"ack_policy": {"kind": "linux"}}"#);
+    let mut r = SinkRig::new(r#"{"ack_policy": {"kind": "linux", "init_rcv_wnd": 10}}"#);
     r.seg(0, 0);
     // Five quick acks, one per segment, even 1 ms apart.
     for k in 1..=5 {
@@ -425,13 +426,30 @@ fn linux_quickacks_five_then_every_second_segment() {
     assert_eq!(r.acks_until(900_000)[8..], [(500_000, 8), (501_000, 8), (502_000, 11)]);
 }
 
+/// The default (Linux since 4.19): the initial window is 44 segments (64 KB), so a fresh
+/// connection quick-acks rcv_wnd / 2 = 22, capped at 16, segments; the 17th is the first
+/// one held. With IW 10 this acks the 10th segment at once, where a budget of 5 held it
+/// on the 40 ms timer.
+#[test]
+fn linux_quickacks_sixteen_on_a_fresh_connection_by_default() {
+    let mut r = SinkRig::new(r#"{"ack_policy": {"kind": "linux"}}"#);
+    r.seg(0, 0);
+    for k in 1..=17 {
+        r.seg(100_000 + (k as u64 - 1) * 7_500, k);
+    }
+    let acks: Vec<i64> = r.acks_until(100_000 + 16 * 7_500).iter().map(|a| a.1).collect();
+    assert_eq!(acks, (0..=16).collect::<Vec<i64>>(), "the SYN, then 16 quick acks; 17 is held");
+    let AckPolicy::Linux(l) = &r.sink.policy else { panic!() };
+    assert_eq!(l.quick(), 0, "the budget is spent");
+}
+
 /// After an idle period longer than the receiver's RTO the budget is refilled; by then
 /// the advertised window has grown by two segments per segment received, so the budget
 /// is the cap, 16 (tcp_incr_quickack after a 2 s gap, as before Linux's second
-/// response on a kept-alive connection).
+/// response on a kept-alive connection), even from a 10-segment initial window.
 #[test]
 fn linux_quickacks_again_after_idle_up_to_sixteen() {
-    let mut r = SinkRig::new(r#"{"ack_policy": {"kind": "linux"}}"#);
+    let mut r = SinkRig::new(r#"{"ack_policy": {"kind": "linux", "init_rcv_wnd": 10}}"#);
     r.seg(0, 0);
     for k in 1..=20 {
         r.seg(100_000 + k as u64 * 7_500, k);

@@ -77,8 +77,8 @@ def experiments(mode: str) -> list[Experiment]:
                        (("life_mean_s", 5.0),)),
         ]
     # Sized for a shared two-core machine (P3: 3000-s runs, sweeps of ten points; one run
-    # takes 3-5 s on the homogeneous network, 5-10 s on the 200-node one at 600 s and
-    # 10-40 s on the 600-node one at 300 s): the homogeneous network at P3's run length
+    # takes 3-11 s of CPU on the homogeneous network, 5-10 s on the 200-node one at 600 s
+    # and 6-14 s on the 600-node one at 300 s, about 50 s at 1200 s): the homogeneous network at P3's run length
     # with the paper's named points (16, 18, 20 Mb/s) and five seeds for Figs. 3/7 (95%
     # CIs in the claims table), the other sweeps at the points their claims compare (the
     # ends of each range) with one or two seeds, the large networks shorter and with one

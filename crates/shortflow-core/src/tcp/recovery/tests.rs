@@ -432,3 +432,39 @@ fn the_ack_ending_recovery_grows_the_window_by_what_it_delivers() {
     assert_eq!(r.cwnd(0), 3.0);
     assert_eq!(r.sent_seqs(), vec![6, 7]);
 }
+
+/// Linux `tcp_rack_reo_timeout`: when the reorder timer marks a segment lost in the open
+/// state, recovery starts and `tcp_cwnd_reduction(sk, 1, ...)` runs as if one segment
+/// had been delivered, so PRR's forced fast retransmit (`prr_out` 0) sends the lost
+/// segment at once although pipe is above the new ssthresh. Linux Reno, IW 8 of a
+/// 20-segment transfer; segment 1 is lost, 0 is acked and 2 SACKed, then nothing.
+#[test]
+fn the_reorder_timer_retransmits_at_once_when_pipe_is_above_ssthresh() {
+    let mut r = rig(r#"{"kind": "rack_tlp", "prr": true}"#, r#", "window_init": 8, "cc": {"kind": "linux_reno"}"#);
+    r.transfer(ms(0), 0, 20);
+    assert_eq!(r.sent_seqs(), (0..8).collect::<Vec<_>>());
+    // Segment 0 acked at 100 ms: cwnd 9, pipe 7: 8 and 9 leave.
+    r.ack(ms(100), 0, 0);
+    assert_eq!(r.sent_seqs(), vec![8, 9]);
+    // Segment 2 SACKed at 101 ms (RTT 101): one SACKed segment, below DupThresh, so
+    // RACK waits min_rtt / 4 = 25 ms: 1 is lost at 0 + 101 + 25 = 126 ms, the timer
+    // fires 2 ms later. Pipe 8 (3..=9) against cwnd 9: one new segment.
+    r.ack_sack(ms(101), 0, 0, &[(2, 3)]);
+    assert_eq!(r.sent_seqs(), vec![10]);
+    r.run_to(ms(127));
+    assert_eq!(r.sent_seqs(), Vec::<i64>::new(), "still within the reordering window");
+    // At 128 ms: 1 is lost, recovery starts with ssthresh max(9 / 2, 2) = 4 and pipe 8
+    // (3..=10). PRR with one delivery credited: ceil(4 * 1 / 9) - 0 = 1 -> cwnd = pipe + 1:
+    // the fast retransmit of 1 now, not at the next ack that delivers something.
+    r.run_to(ms(128));
+    assert_eq!(sent_at(&mut r), vec![(128, 1)]);
+    assert_eq!((r.ssthresh(0), r.cwnd(0)), (4, 9.0));
+    let c = r.conn(0).ctr;
+    assert_eq!((c.sack_recoveries, c.fast_retrans, c.timeouts), (1, 1, 0));
+    // Nothing more until an ack: PRR's proportional part, ceil(4 * 2 / 9) - 1 = 0 for the
+    // next SACKed segment, 1 for the one after (ceil(4 * 3 / 9) - 1).
+    r.ack_sack(ms(200), 0, 0, &[(2, 4)]);
+    assert_eq!(r.sent_seqs(), Vec::<i64>::new());
+    r.ack_sack(ms(201), 0, 0, &[(2, 5)]);
+    assert_eq!(r.sent_seqs(), vec![11]);
+}

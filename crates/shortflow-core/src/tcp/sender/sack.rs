@@ -480,9 +480,20 @@ impl TcpConn {
     }
 
     /// RACK's reorder timer: detect again; recovery starts if something is lost.
+    /// Linux `tcp_rack_reo_timeout`: on entering recovery from the timer it runs
+    /// `tcp_cwnd_reduction(sk, 1, newly_lost, 0)` -- PRR credited with one delivered
+    /// segment, no cumulative ack -- so PRR's "force a fast retransmit upon entering
+    /// fast recovery" (`prr_out` 0: at least one) sends the first lost segment now,
+    /// even when pipe is above the new ssthresh. Without it the retransmission would
+    /// wait for the next ack that delivers something.
     pub(super) fn rack_timeout(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
         if self.detect(cb, cx) > 0 && self.rec().state == RecState::Open {
             self.enter_recovery(cb, cx, LossKind::LaterAcks);
+            let pipe = self.rec().sb.pipe();
+            let ssthresh = cb.tcb.ssthresh as i64;
+            if let Some(cwnd) = self.rec_mut().prr.as_mut().and_then(|p| p.on_ack(ssthresh, pipe, 1, false, true)) {
+                cb.tcb.cwnd = cwnd as f64;
+            }
         }
         self.send_much(cb, cx, self.p.maxburst);
     }

@@ -721,9 +721,15 @@ class SinkReader(Model):
     buffer: Annotated[int, BeforeValidator(_unit(parse_size)), Field(ge=1)]
     #: The application's read rate (bits of payload per second), e.g. "8Kb".
     rate: Annotated[float, BeforeValidator(_unit(parse_rate)), Field(gt=0, allow_inf_nan=False)]
+    #: The application reads everything at once until this time, and at ``rate`` from
+    #: then on (the client starts throttling the connection). Default 0.
+    start: Optional[Time] = None
 
     def to_core(self) -> dict[str, Any]:
-        return {"buffer_bytes": self.buffer, "rate_bps": self.rate}
+        d: dict[str, Any] = {"buffer_bytes": self.buffer, "rate_bps": self.rate}
+        if self.start is not None:
+            d["start_s"] = self.start
+        return d
 
 
 class SinkOptions(Model):

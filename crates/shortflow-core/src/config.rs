@@ -1123,7 +1123,7 @@ pub struct ReaderConfig {
     /// Before this time (s) the application reads everything at once (no throttle):
     /// the receiver starts throttling the connection then. Default 0.
     #[serde(default)]
-    pub from_s: f64,
+    pub start_s: f64,
 }
 
 /// The sink's ack rule (`tcp::sink::AckPolicy`).

@@ -6,9 +6,9 @@
 //! - **Buffer**: in-order data enters the buffer when it arrives (each data segment
 //!   counts the sender's `packet_size` of payload; a SYN counts nothing); out-of-order
 //!   data is not counted (it is held by the acker, outside the application's buffer).
-//! - **Reading**: from `from_s` on, the application reads at `rate_bps` whenever unread
+//! - **Reading**: from `start_s` on, the application reads at `rate_bps` whenever unread
 //!   data is there (a fluid rate, so the unread bytes at any instant follow exactly from
-//!   the last update: they fall at the rate until empty); before `from_s` it reads
+//!   the last update: they fall at the rate until empty); before `start_s` it reads
 //!   everything on arrival (the client throttles the connection from then on).
 //! - **Advertised window**: every ack carries `floor((buffer - unread) / segment)`
 //!   segments (`PktOptions::rwnd`). The right edge (ack + window) never moves back: an
@@ -44,7 +44,7 @@ impl ReaderParams {
         if c.buffer_bytes < 1 {
             return Err(ConfigError::new(format!("{field}.buffer_bytes"), c.buffer_bytes, "must be at least 1 byte"));
         }
-        let from = crate::error::time_s(&format!("{field}.from_s"), c.from_s)?;
+        let from = crate::error::time_s(&format!("{field}.start_s"), c.start_s)?;
         Ok(ReaderParams { buffer_bytes: c.buffer_bytes, rate: bps / 8.0, from })
     }
 

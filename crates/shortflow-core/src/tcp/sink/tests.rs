@@ -566,7 +566,7 @@ fn reader_right_edge_never_moves_back_and_new_data_replaces_updates() {
 fn reader_throttles_only_from_its_start_time() {
     // Before 1 s the application reads on arrival: the full 2-segment window on every
     // ack; from 1 s it reads 1000 B/s.
-    let mut r = SinkRig::with_tcp(r#"{"reader": {"buffer_bytes": 2000, "rate_bps": 8000, "from_s": 1.0}}"#, 1000, false);
+    let mut r = SinkRig::with_tcp(r#"{"reader": {"buffer_bytes": 2000, "rate_bps": 8000, "start_s": 1.0}}"#, 1000, false);
     r.seg(0, 0).seg(500_000, 1).seg(999_000, 2).seg(1_000_000, 3).seg(1_100_000, 4);
     let w = r.windows_until(1_100_000);
     assert_eq!(w, vec![(0, 0, 2, false), (500_000, 1, 2, false), (999_000, 2, 2, false), (1_000_000, 3, 1, false), (1_100_000, 4, 0, false)]);
@@ -586,8 +586,8 @@ fn reader_config_errors_name_the_field() {
     assert!(e.contains("flows[1].sink.reader.buffer_bytes"), "{e}");
     let e = bad(r#"{"reader": {"buffer_bytes": 999, "rate_bps": 8000}}"#, 1000);
     assert!(e.contains("flows[1].sink.reader.buffer_bytes") && e.contains("one segment"), "{e}");
-    let e = bad(r#"{"reader": {"buffer_bytes": 8000, "rate_bps": 8000, "from_s": -1}}"#, 1000);
-    assert!(e.contains("flows[1].sink.reader.from_s"), "{e}");
+    let e = bad(r#"{"reader": {"buffer_bytes": 8000, "rate_bps": 8000, "start_s": -1}}"#, 1000);
+    assert!(e.contains("flows[1].sink.reader.start_s"), "{e}");
     assert!(serde_json::from_str::<SinkConfig>(r#"{"reader": {"buffer_bytes": 8000, "rate": 8000}}"#).is_err());
 }
 

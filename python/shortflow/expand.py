@@ -490,7 +490,7 @@ class _Builder:
             if isinstance(g.app, SurgeApp) and names:
                 # Each user's requests: a connection back from the client to the server,
                 # its acks never delayed (the ack stands for the server's reply starting).
-                req_sink = {k: v for k, v in sink.items() if k != "ack_policy"}
+                req_sink = {k: v for k, v in sink.items() if k not in ("ack_policy", "reader")}
                 req_sink["delack"] = False
                 req_names = []
                 for i, (s, d) in enumerate(eps, start=1):

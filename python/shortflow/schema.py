@@ -711,6 +711,27 @@ AckPolicy = Annotated[
 ]
 
 
+class SinkReader(Model):
+    """A receiving application that reads slowly (an extension; ns-2 has none): it reads
+    in-order data at ``rate`` from a receive buffer of ``buffer``; acks advertise the
+    buffer's free room in whole segments and the sender keeps within it (thesis
+    §7.1.2.1, Fig. 7.3(a): a connection throttled by its receiver)."""
+
+    #: Receive buffer (bytes of payload); at least one segment of the flow's packet_size.
+    buffer: Annotated[int, BeforeValidator(_unit(parse_size)), Field(ge=1)]
+    #: The application's read rate (bits of payload per second), e.g. "8Kb".
+    rate: Annotated[float, BeforeValidator(_unit(parse_rate)), Field(gt=0, allow_inf_nan=False)]
+    #: The application reads everything at once until this time, and at ``rate`` from
+    #: then on (the client starts throttling the connection). Default 0.
+    start: Optional[Time] = None
+
+    def to_core(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"buffer_bytes": self.buffer, "rate_bps": self.rate}
+        if self.start is not None:
+            d["start_s"] = self.start
+        return d
+
+
 class SinkOptions(Model):
     """``Agent/TCPSink`` (or ``TCPSink/DelAck`` when ``delack = true``); ``ack_policy``
     chooses any ack rule instead of ``delack`` (giving it with ``delack = true`` is an
@@ -725,9 +746,13 @@ class SinkOptions(Model):
     ect_acks: Optional[bool] = None
     #: ns-2 ``ts_echo_bugfix_``: acks echo the timestamp of the oldest unacknowledged segment.
     ts_echo_bugfix: Optional[bool] = None
+    #: A slowly reading receiving application (``{ buffer = "8KB", rate = "8Kb" }``).
+    reader: Optional[SinkReader] = None
 
     def to_core(self) -> dict[str, Any]:
         d = self.model_dump(exclude_none=True)
+        if self.reader is not None:
+            d["reader"] = self.reader.to_core()
         if "delack_interval" in d:
             d["delack_interval_s"] = d.pop("delack_interval")
         if "ack_policy" in d:

@@ -107,3 +107,44 @@ def test_ch6_timeouts_split_into_syn_and_data(report: web.Report) -> None:
     assert (t["syn_timeouts_per_dl"] >= 0).all() and (t["data_timeouts_per_dl"] >= -1e-9).all()
     total = t["syn_timeouts_per_dl"] + t["data_timeouts_per_dl"]
     assert ((total - t["timeouts_per_dl"]).abs() < 1e-9).all()
+
+
+def test_fig73a_numbers_come_from_the_runs(report: web.Report) -> None:
+    t = pl.read_csv(Path(report.out) / "ch7" / "fig7_3.csv")
+    assert sorted(t["scheme"].to_list()) == ["independent", "session", "session-throttled", "throttled"]
+    thr = t.filter(pl.col("scheme") == "throttled").row(0, named=True)
+    claim = next(c for c in report.claims if c.id == "c7-f73a-idle")
+    assert f"{thr['stall_link_share']:.2f} of the link" in claim.measured
+    assert claim.passed == (thr["stall_link_share"] <= 0.2)
+    # The receiver's throttle slows the long connection: fewer sends in the stall than
+    # the session's long connection, which takes the whole window.
+    ses = t.filter(pl.col("scheme") == "session").row(0, named=True)
+    assert thr["long_sends_per_s_stall"] < ses["long_sends_per_s_stall"]
+    assert {"c7-f73a-rebuild", "c7-f73-skip"} <= {c.id for c in report.claims}
+
+
+def test_only_reruns_parts_into_an_earlier_run(report: web.Report, tmp_path: Path) -> None:
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from shortflow.cli import app
+
+    out = tmp_path / "web"
+    shutil.copytree(report.out, out)
+    before = json.loads((out / "claims.json").read_text())
+    # Mark a claim of another part: a partial re-run must leave it as it was.
+    before["claims"][0]["measured"] = "kept"
+    (out / "claims.json").write_text(json.dumps(before))
+    rep = web.run(out, mode="quick", only=["fig6_6"])
+    after = json.loads((out / "claims.json").read_text())
+    assert [c["id"] for c in after["claims"]] == [c["id"] for c in before["claims"]]
+    assert after["claims"][0]["measured"] == "kept"
+    assert after["partial_rerun"]["parts"] == ["fig6_6"]
+    f66 = {c.id: c.measured for c in rep.claims if c.id.startswith("f66")}
+    assert f66 == {c["id"]: c["measured"] for c in after["claims"] if c["id"].startswith("f66")}
+    # Bad parts and a directory without an earlier run are refused with a message.
+    r = CliRunner().invoke(app, ["repro", "web", "--quick", "--out", str(out), "--only", "fig9"])
+    assert r.exit_code == 2 and "--only" in r.output and "fig9" in r.output
+    r = CliRunner().invoke(app, ["repro", "web", "--quick", "--out", str(tmp_path / "none"), "--only", "fig6_6"])
+    assert r.exit_code == 2 and "earlier run" in r.output

@@ -1102,6 +1102,28 @@ pub struct SinkConfig {
     /// ns-2.35: true.
     #[serde(default = "d_true")]
     pub ts_echo_bugfix: bool,
+    /// A receiving application that reads slowly (`tcp::sink::Reader`): acks advertise
+    /// the receive buffer's free room, the sender keeps within it. Unset: the
+    /// application reads at once and only the sender's `window` limits (ns-2; ns-2 has
+    /// no receive buffer or advertised window).
+    #[serde(default)]
+    pub reader: Option<ReaderConfig>,
+}
+
+/// The receiving application and its receive buffer (`sink.reader`; an extension, ns-2
+/// has none): it reads in-order data at `rate_bps` (a fluid rate, whenever unread data
+/// is there); acks advertise `floor((buffer_bytes - unread) / segment)` segments.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReaderConfig {
+    /// Receive buffer (bytes of payload); at least one segment.
+    pub buffer_bytes: u64,
+    /// The application's read rate (bits of payload per second).
+    pub rate_bps: f64,
+    /// Before this time (s) the application reads everything at once (no throttle):
+    /// the receiver starts throttling the connection then. Default 0.
+    #[serde(default)]
+    pub start_s: f64,
 }
 
 /// The sink's ack rule (`tcp::sink::AckPolicy`).

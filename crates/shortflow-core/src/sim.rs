@@ -601,6 +601,7 @@ impl AgentBuild {
         let mut rng = Rng::for_source(cfg.seed, &format!("tcp:{name}"));
         let boot = fl.tcp.boot_time_s.unwrap_or_else(|| rng.uniform() * p.rtt.tick);
         let startup = AnyStartup::build(&format!("{f}.startup"), &fl.startup, fl.tcp.window, resolve_gateway)?;
+        sink_params = sink_params.with_tcp(&format!("{f}.sink"), p.size, p.syn)?;
         sink_params.sack = p.sack.then_some(p.sack_max_blocks);
         let sender_agent = self.agents.len() as u32;
         let sink_agent = sender_agent + 1;

@@ -236,6 +236,9 @@ def _faststart(quick: bool, jobs: int, out: Optional[Path], progress: bool) -> N
 def web_cmd(
     quick: bool = typer.Option(False, "--quick", help="Reduced run: 1, 5 and 10 images; no concurrent HTTP/1.0 series."),
     out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/repro-web[-quick])."),
+    only: Optional[str] = typer.Option(None, "--only", help="Re-run only these parts (comma-separated: fig4_2, "
+                                       "fig4_3, ch5trace, fig6_6, ch6, ch7) into an earlier run's --out; their claims "
+                                       "replace the old ones in claims.json/claims.md."),
 ) -> None:
     """Web transfers (Padmanabhan's thesis ch. 4-5): Figs. 4.2 (model and simulator), 4.3, and the ch. 5 testbed
     comparisons simulated (Figs. 5.6, 5.7: HTTP/1.0 vs persistent vs pipelined P-HTTP) with a claims table.
@@ -243,15 +246,23 @@ def web_cmd(
     Writes fig4_2/fig4_3/fig5_6/fig5_7 .csv/.png, claims.json and claims.md into --out. The TCP-session results
     (ch. 6-7) and the trace study are listed as not yet run.
     """
-    friendly(_web)(quick, out)
+    friendly(_web)(quick, out, only)
 
 
-def _web(quick: bool, out: Optional[Path]) -> None:
+def _web(quick: bool, out: Optional[Path], only: Optional[str] = None) -> None:
     from .web import run
 
     mode = "quick" if quick else "full"
     out = out or Path("out") / ("repro-web" + ("-quick" if quick else ""))
-    rep = run(out, mode=mode, log=lambda m: err_console.print(f"[dim]{escape(m)}[/]"))
+    parts = [p.strip() for p in only.split(",") if p.strip()] if only is not None else None
+    if parts is not None:
+        from .web import check_parts
+
+        try:
+            check_parts(out, parts, mode)
+        except ValueError as e:
+            raise typer.BadParameter(str(e), param_hint="--only") from None
+    rep = run(out, mode=mode, log=lambda m: err_console.print(f"[dim]{escape(m)}[/]"), only=parts)
     _print_claims(rep, f"Web transfer claims ({mode} mode, {rep.wall_s:.0f} s)", "not yet run")
 
 

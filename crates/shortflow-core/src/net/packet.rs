@@ -160,6 +160,19 @@ pub struct PktOptions {
     /// what the sender may still send, read by an ACC sink. Adds no wire bytes (ns-2
     /// does not count it either).
     pub asym: Option<AsymHeader>,
+    /// The receiver's advertised window on an ack of a sink with a slow reader
+    /// (`tcp::sink::Reader`). The window is a header field: no wire bytes.
+    pub rwnd: Option<Rwnd>,
+}
+
+/// An advertised window (`PktOptions::rwnd`): the receiver takes segments up to the
+/// ack's number + `segs`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rwnd {
+    pub segs: u32,
+    /// Sent because the window opened (the application read), not for new data: a
+    /// window update, never a duplicate ack.
+    pub update: bool,
 }
 
 /// ns-2.35 `hdr_tcpasym` as a data segment carries it (tcp-asym.cc `output_helper`).

@@ -314,6 +314,13 @@ pub struct TcpConn {
     marks_done: u8,
     /// Torn down by its application (`close`): acks are ignored, nothing is sent.
     pub torn_down: bool,
+    /// The last ack's window update (`PktOptions::rwnd` with `update`) opened the
+    /// receiver's window: the caller of `read_ack` sends what it allows.
+    pub(crate) window_opened: bool,
+    /// The receiver's right edge: the highest sequence number its advertised window
+    /// takes (ack + window, never moved back); `i64::MAX` while no ack has carried a
+    /// window (ns-2's sinks never do: only the sender's `window` limits).
+    pub rwnd_edge: i64,
     /// Loss-recovery counters (Linux names), for every recovery kind.
     pub ctr: LossCounters,
     /// SACK-based recovery state (`tcp.recovery.kind` other than `ns2`); None for
@@ -381,6 +388,8 @@ impl TcpConn {
             acked_marks: [0; ACK_MARKS],
             marks_done: ACK_MARKS as u8,
             torn_down: false,
+            window_opened: false,
+            rwnd_edge: i64::MAX,
             ctr: LossCounters::default(),
             rec: SackRecovery::from_config("tcp", &p.recovery, p.sack).expect("TcpParams::from_config validated the recovery").map(Box::new),
             rack_timer: Timer::default(),
@@ -658,7 +667,7 @@ impl TcpConn {
         let maxburst = if burst > 0 && (maxburst == 0 || burst < maxburst) { burst } else { maxburst };
         let mut win = cb.tcb.window();
         let mut npackets = 0;
-        while self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
+        while self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq && self.t_seqno <= self.rwnd_edge {
             if HOOKED && !self.pacer_allows(cb, cx) {
                 break;
             }
@@ -671,7 +680,7 @@ impl TcpConn {
             self.t_seqno += 1;
             win = cb.tcb.window();
             if maxburst > 0 && npackets == maxburst {
-                if HOOKED && self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
+                if HOOKED && self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq && self.t_seqno <= self.rwnd_edge {
                     self.burst_cut(cb, cx, maxburst, burst > 0);
                 }
                 break;
@@ -701,7 +710,9 @@ impl TcpConn {
     /// the pacer allow. Returns whether a segment left.
     pub(crate) fn send_turn(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) -> bool {
         let win = cb.tcb.window() - cb.others_flight;
-        if !(self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq) || !self.pacer_allows(cb, cx) {
+        if !(self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq && self.t_seqno <= self.rwnd_edge)
+            || !self.pacer_allows(cb, cx)
+        {
             return false;
         }
         let seq = self.t_seqno;
@@ -863,6 +874,7 @@ impl TcpConn {
         let others = cb.others_flight as f64;
         if (self.t_seqno as f64) <= self.highest_ack as f64 + cb.tcb.wnd - others
             && self.t_seqno < self.curseq
+            && self.t_seqno <= self.rwnd_edge
             && (self.t_seqno as f64) <= self.highest_ack as f64 + cb.tcb.cwnd + self.dupacks as f64 - others
         {
             let seq = self.t_seqno;
@@ -1189,8 +1201,14 @@ impl TcpConn {
             (a.seqno, a.ecn_echo, a.has_opts(), a.ts_echo)
         };
         if opts | self.rto_at.is_some() {
-            // SACK blocks (never on ns-2's acks) and the check of a past RTO.
+            // SACK blocks and advertised windows (never on ns-2's acks) and the check
+            // of a past RTO.
             self.ack_extras(cx, pkt, ackno);
+            if self.window_opened {
+                // A window update is not an ack of data (never a duplicate ack).
+                cx.net.pool.free(pkt);
+                return None;
+            }
         }
         cx.net.pool.free(pkt);
         if self.torn_down {
@@ -1209,7 +1227,12 @@ impl TcpConn {
     /// `recv`; `HOOKED` adds the tests of the per-ack hooks.
     #[inline(always)]
     fn recv_impl<const HOOKED: bool>(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, pkt: PktId) {
-        let Some((ackno, ece, ts_echo)) = self.read_ack::<HOOKED>(cx, pkt) else { return };
+        let Some((ackno, ece, ts_echo)) = self.read_ack::<HOOKED>(cx, pkt) else {
+            if self.window_opened {
+                self.window_update(cb, cx);
+            }
+            return;
+        };
         let now = cx.now();
         let now_ns = now.as_nanos();
         if HOOKED && ece && self.p.ecn {
@@ -1254,6 +1277,15 @@ impl TcpConn {
             t.ssthresh.push(cb.tcb.ssthresh as f64);
             t.srtt_s.push(cb.rtt.srtt_s(&self.p.rtt));
         }
+    }
+
+    /// A window update opened the receiver's window: send what it allows, as ns-2's
+    /// `recv` ends (`send_much(0, 0, maxburst_)`).
+    #[cold]
+    #[inline(never)]
+    fn window_update(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
+        self.window_opened = false;
+        self.send_much(cb, cx, self.p.maxburst);
     }
 
     /// ns-2.35: tcp.cc `TcpAgent::ecn(seqno)`: an ECN echo reduces the window at most
@@ -1684,11 +1716,14 @@ impl TcpConn {
 
     /// May a new (or go-back-N) data segment leave on this connection, as far as the
     /// connection itself is concerned: it has data, its SYN (if modelled) is acked, and
-    /// the receiver's window (`window_`) has room.
+    /// the receiver's window (`window_`, and the advertised window of a sink with a
+    /// slow reader, `rwnd_edge`) has room. A session's scheduler skips a member that
+    /// may not send, so its share goes to the others at once (spec D.1 (iii)).
     pub(crate) fn can_send_data(&self, wnd: f64) -> bool {
         !self.torn_down
             && self.t_seqno < self.curseq
             && (!self.p.syn || self.highest_ack >= 0)
             && (self.t_seqno as f64) <= self.highest_ack as f64 + wnd
+            && self.t_seqno <= self.rwnd_edge
     }
 }

@@ -379,7 +379,119 @@ def _plot_ch5(t: pl.DataFrame, path: Path, title: str) -> Path:
     return save(fig, path)
 
 
-def run(out: str | Path, mode: str = "full", *, log: Optional[Callable[[str], None]] = None) -> Report:
+#: Parts of the run that ``only`` can re-run, and which claim ids each one owns.
+PARTS: dict[str, Callable[[str], bool]] = {
+    "fig4_2": lambda i: i.startswith("f42-"),
+    "fig4_3": lambda i: i.startswith("f43-"),
+    "ch5": lambda i: i.startswith("c5-"),  # owns the c5- claims; run with the whole reproduction only
+    "ch5trace": lambda i: i.startswith("c5t-"),
+    "fig6_6": lambda i: i.startswith("f66"),
+    "ch6": lambda i: (i.startswith("f6") and not i.startswith("f66")) or i.startswith("xcmp-"),
+    "ch7": lambda i: i.startswith("c7-"),
+}
+
+
+def check_parts(out: str | Path, parts: list[str], mode: str) -> dict[str, Any]:
+    """``ValueError`` unless ``parts`` can be re-run into ``out`` (known parts, an
+    earlier run of the same mode there); the earlier run's ``claims.json``."""
+    if mode not in MODES:
+        raise ValueError(f"mode {mode!r}: use one of {', '.join(MODES)}")
+    bad = [p for p in parts if p not in PARTS or p == "ch5"]
+    if bad or not parts:
+        raise ValueError(f"{','.join(parts)!r}: the parts that can be re-run are "
+                         f"{', '.join(p for p in PARTS if p != 'ch5')}")
+    old_path = Path(out) / "claims.json"
+    if not old_path.is_file():
+        raise ValueError(f"needs an earlier run in {out} (no {old_path}): run without --only first")
+    old = json.loads(old_path.read_text(encoding="utf-8"))
+    if old.get("mode") != mode:
+        raise ValueError(f"{old_path} is a {old.get('mode')!r} run, this one is {mode!r}")
+    return old
+
+
+def run_parts(out: str | Path, parts: list[str], mode: str = "full", *,
+              log: Optional[Callable[[str], None]] = None) -> Report:
+    """Re-run only ``parts`` (names in ``PARTS``) into an existing run's directory
+    ``out``: their files are rewritten and their claims replace the old ones in
+    ``out/claims.json`` and ``claims.md`` (every other claim and file is kept as it was).
+    The run in ``out`` must be of the same mode."""
+    old = check_parts(out, parts, mode)
+    out = Path(out)
+    old_path = out / "claims.json"
+    t0 = time.perf_counter()
+    say = log or (lambda _m: None)
+    settings = MODES[mode]
+    new_claims: dict[str, list[Claim]] = {}
+    files: list[str] = []
+    from . import ch5trace, ch6, ch7, fig66
+
+    for part in parts:
+        if part == "fig4_2":
+            t42 = fig42(say)
+            t42.write_csv(out / "fig4_2.csv")
+            files += ["fig4_2.csv", _plot_fig42(t42, out / "fig4_2.png").name]
+            new_claims[part] = fig42_claims(t42)
+        elif part == "fig4_3":
+            t43 = fig43(say)
+            t43.write_csv(out / "fig4_3.csv")
+            files += ["fig4_3.csv", _plot_fig43(t43, out / "fig4_3.png").name]
+            new_claims[part] = fig43_claims(t43)
+        elif part == "ch5trace":
+            t1 = time.perf_counter()
+            c, f = ch5trace.run(out / "ch5", say)
+            ch7.write_part(out / "ch5", mode, c, f, t1, "Thesis Figs. 5.8-5.9 (congestion-control traces) claims",
+                           dict(ch5trace.POINT))
+            new_claims[part], files = c, files + f
+        elif part == "fig6_6":
+            c, f = fig66.run(out, mode == "quick", say)
+            new_claims[part], files = c, files + f
+        elif part == "ch6":
+            c, f = ch6.run(out, mode == "quick", say)
+            new_claims[part], files = c, files + f
+        elif part == "ch7":
+            t1 = time.perf_counter()
+            c, f = ch7.run(out / "ch7", mode, say)
+            ch7.write_part(out / "ch7", mode, c, f, t1, "TCP session, advanced issues (thesis ch. 7) claims",
+                           MODES_CH7(mode))
+            new_claims[part], files = c, files + f
+    claims: list[Claim] = []
+    placed: set[str] = set()
+    for d in old["claims"]:
+        owner = next((p for p in parts if PARTS[p](d["id"])), None)
+        if owner is None:
+            claims.append(Claim(**d))
+        elif owner not in placed:
+            claims.extend(new_claims[owner])
+            placed.add(owner)
+    for part in parts:
+        if part not in placed:
+            claims.extend(new_claims[part])
+    all_files = list(old.get("files", [])) + [f for f in files if f not in old.get("files", [])]
+    rep = Report(mode, out, claims, all_files, 0.0, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                 old.get("settings", {}))
+    rep.wall_s = time.perf_counter() - t0
+    doc = clean_json(rep.to_dict())
+    doc["partial_rerun"] = {"parts": parts, "wall_s": round(rep.wall_s, 2), "previous_generated": old.get("generated"),
+                            "previous_wall_s": old.get("wall_s")}
+    old_path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    write_claims_markdown(rep, out / "claims.md",
+                          title="Web transfers (thesis ch. 4-7) claims",
+                          name="web", source="thesis", no_verdict="not yet run")
+    return rep
+
+
+def MODES_CH7(mode: str) -> dict[str, Any]:
+    from . import ch7
+
+    return ch7.MODES[mode]
+
+
+def run(out: str | Path, mode: str = "full", *, log: Optional[Callable[[str], None]] = None,
+        only: Optional[list[str]] = None) -> Report:
+    """The whole reproduction into ``out``; with ``only``, just those parts of it
+    (``run_parts``)."""
+    if only:
+        return run_parts(out, only, mode, log=log)
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}: use one of {', '.join(MODES)}")
     t0 = time.perf_counter()

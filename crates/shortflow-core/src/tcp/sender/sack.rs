@@ -73,6 +73,12 @@ impl TcpConn {
             }
         }
         let Some(o) = cx.net.pool.options(pkt) else { return };
+        if let Some(w) = o.rwnd {
+            // The receiver's advertised window (a sink with a slow reader). A window
+            // update that acks nothing new is not processed as an ack.
+            self.rwnd_edge = if self.rwnd_edge == i64::MAX { ackno + w.segs as i64 } else { self.rwnd_edge.max(ackno + w.segs as i64) };
+            self.window_opened = w.update && ackno <= self.highest_ack;
+        }
         match self.rec.as_deref_mut() {
             Some(rec) => rec.sack_in = o.sack,
             None => self.count_dsack(dsack_of(ackno, o.sack.as_slice())),
@@ -433,7 +439,7 @@ impl TcpConn {
             let lost = if new_only { None } else { rec.sb.next_lost(self.highest_ack + 1) };
             let (seq, new) = if let Some(s) = lost {
                 (s, false)
-            } else if self.t_seqno < self.curseq && self.t_seqno - self.highest_ack - 1 < wnd {
+            } else if self.t_seqno < self.curseq && self.t_seqno - self.highest_ack - 1 < wnd && self.t_seqno <= self.rwnd_edge {
                 if !self.pacer_allows(cb, cx) {
                     break;
                 }

@@ -248,7 +248,14 @@ fn proxy_grow(s: &Session, cb: &mut ControlBlock, slot: u16) {
 /// An ack arrives for member connection `i` (spec C.6.1).
 pub fn recv(senders: &mut TcpSenders, cx: &mut Ctx, i: u32, pkt: crate::engine::PktId) {
     let b = senders.conns[i as usize].cb;
-    let Some((ackno, _ece, _ts)) = senders.conns[i as usize].read_ack::<true>(cx, pkt) else { return };
+    let Some((ackno, _ece, _ts)) = senders.conns[i as usize].read_ack::<true>(cx, pkt) else {
+        let c = &mut senders.conns[i as usize];
+        if std::mem::take(&mut c.window_opened) {
+            // A window update (the receiver read): the member may be eligible again.
+            serve(senders, cx, b);
+        }
+        return;
+    };
     with_session(senders, b, |s, conns, cb| {
         let now = cx.now();
         let slot = s.slot_of(i);

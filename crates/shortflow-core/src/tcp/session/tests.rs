@@ -463,3 +463,40 @@ fn a_lost_syn_is_resent_by_its_own_timer_while_the_session_runs() {
     assert_eq!(resent, Some(3_150_000), "resent after the initial RTO of 3 s");
     assert_eq!(stats(&r).timeouts, 0, "not a session timeout");
 }
+
+/// 2 connections of one session over the `four_connections` path, c0's receiving
+/// application reading 80 kb/s from an 8 KB buffer (`sink.reader`), or neither throttled.
+fn two_with_slow_reader(throttle: bool) -> crate::results::RunResults {
+    let sink = if throttle { r#", "sink": {"reader": {"buffer_bytes": 8000, "rate_bps": 80000}}"# } else { "" };
+    let text = format!(
+        r#"{{"seed": 3, "duration_s": 20.0, "nodes": ["s", "r1", "r2", "d"],
+            "links": [{{"src": "s", "dst": "r1", "rate_bps": 1e8, "delay_s": 0.001}},
+                      {{"src": "r1", "dst": "r2", "rate_bps": 1e7, "delay_s": 0.048, "queue": {{"kind": "drop_tail", "limit_pkts": 100}}}},
+                      {{"src": "r2", "dst": "d", "rate_bps": 1e8, "delay_s": 0.001}}],
+            "flows": [{{"name": "c0", "src": "s", "dst": "d", "tcp": {{"window": 10, "window_init": 1, "packet_size": 1000}}, "session": {{}}{sink}}},
+                      {{"name": "c1", "src": "s", "dst": "d", "tcp": {{"window": 10, "window_init": 1, "packet_size": 1000}}, "session": {{}}}}],
+            "apps": [{{"kind": "ftp", "flow": "c0"}}, {{"kind": "ftp", "flow": "c1"}}]}}"#
+    );
+    let cfg: SimConfig = serde_json::from_str(&text).unwrap();
+    crate::run(&cfg).unwrap()
+}
+
+#[test]
+fn a_member_throttled_by_its_receiver_leaves_its_share_to_the_others() {
+    // One session window of 10 segments per ~0.1 s RTT (~0.8 Mb/s). Unthrottled, round
+    // robin splits it equally; with c0's receiver reading 80 kb/s, c0 gets its read
+    // rate and the scheduler gives the rest of the window to c1 at once (spec D.1
+    // (iii)): the session still carries about one window.
+    let bits = |r: &crate::results::RunResults, i: usize| r.flows.bytes_acked[i] as f64 * 8.0 / 20.0;
+    let even = two_with_slow_reader(false);
+    let slow = two_with_slow_reader(true);
+    let (e0, e1) = (bits(&even, 0), bits(&even, 1));
+    let (s0, s1) = (bits(&slow, 0), bits(&slow, 1));
+    eprintln!("even {e0:.0} / {e1:.0} b/s; c0 throttled {s0:.0} / {s1:.0} b/s");
+    assert!((e0 / e1 - 1.0).abs() < 0.01, "round robin: {e0} vs {e1}");
+    // c0: at most its 8 KB buffer plus 20 s of reading.
+    assert!(s0 <= (8000.0 + 20.0 * 10_000.0) * 8.0 / 20.0 + 1000.0 && s0 > 0.95 * 80_000.0, "c0 {s0}");
+    assert!(s0 + s1 > 0.97 * (e0 + e1), "the session carries its window: {} vs {}", s0 + s1, e0 + e1);
+    assert!(s1 > 1.6 * e1, "c1 takes c0's unused share: {s1} vs {e1}");
+    assert_eq!(slow.flows.timeouts.iter().sum::<u64>(), 0);
+}

@@ -23,6 +23,7 @@ mod every_d;
 mod every_packet;
 mod linux;
 mod policy;
+mod reader;
 mod sack;
 #[cfg(test)]
 mod tests;
@@ -34,12 +35,13 @@ pub use every_d::EveryD;
 pub use every_packet::EveryPacket;
 pub use linux::LinuxAcks;
 pub use policy::{AckPolicy, Segment, Verdict};
+pub use reader::{Reader, ReaderParams, TIMER_RWND};
 pub use sack::SackGen;
 
 use crate::config::SinkConfig;
 use crate::engine::{PktId, Timer};
 use crate::error::ConfigError;
-use crate::net::packet::{Packet, PktKind, PktOptions};
+use crate::net::packet::{Packet, PktKind, PktOptions, Rwnd};
 use crate::world::Ctx;
 
 pub const TIMER_DELACK: u8 = 2;
@@ -57,6 +59,12 @@ pub struct SinkParams {
     /// SACK blocks on acks, at most this many (the flow's `tcp.sack`,
     /// `tcp.sack_max_blocks`); None: plain cumulative acks.
     pub sack: Option<u8>,
+    /// A slowly reading application (`sink.reader`); None: it reads at once (ns-2).
+    pub reader: Option<ReaderParams>,
+    /// The sender's segment payload (`tcp.packet_size`) and SYN exchange (`tcp.syn`):
+    /// what one data segment puts into the reader's buffer. Set with the flow's TCP.
+    pub seg_bytes: u32,
+    pub syn: bool,
 }
 
 impl SinkParams {
@@ -71,7 +79,21 @@ impl SinkParams {
             ect_acks: cfg.ect_acks,
             ts_echo_bugfix: cfg.ts_echo_bugfix,
             sack: None,
+            reader: cfg.reader.as_ref().map(|r| ReaderParams::from_config(&format!("{field}.reader"), r)).transpose()?,
+            seg_bytes: 1000,
+            syn: false,
         })
+    }
+
+    /// Give the sink its flow's TCP segment payload and SYN exchange (`field` is the
+    /// sink's path, for errors): the reader's buffer must hold one segment.
+    pub fn with_tcp(mut self, field: &str, seg_bytes: u32, syn: bool) -> Result<SinkParams, ConfigError> {
+        if let Some(r) = &self.reader {
+            r.check_segment(&format!("{field}.reader"), seg_bytes)?;
+        }
+        self.seg_bytes = seg_bytes;
+        self.syn = syn;
+        Ok(self)
     }
 }
 
@@ -106,7 +128,10 @@ pub struct TcpSink {
     held_ecn: u8,
     /// SACK blocks (with `tcp.sack`). Boxed: most sinks have none.
     sack: Option<Box<SackGen>>,
-    /// Acks get marks beyond their number whatever arrives: `ect_acks` or SACK.
+    /// A slowly reading application (`sink.reader`). Boxed: most sinks have none.
+    reader: Option<Box<Reader>>,
+    /// Acks get marks beyond their number whatever arrives: `ect_acks`, SACK or a
+    /// reader's window.
     marks_acks: bool,
     /// ns-2 `bytes_`: in-order bytes received (on-the-wire sizes, as ns-2 counts).
     pub bytes: u64,
@@ -129,7 +154,9 @@ impl TcpSink {
     /// Bytes held outside the struct (`Simulation::memory`): the out-of-order ring and
     /// the SACK generator, by capacity.
     pub fn heap_bytes(&self) -> usize {
-        self.acker.heap_bytes() + self.sack.as_ref().map_or(0, |_| std::mem::size_of::<SackGen>())
+        self.acker.heap_bytes()
+            + self.sack.as_ref().map_or(0, |_| std::mem::size_of::<SackGen>())
+            + self.reader.as_ref().map_or(0, |_| std::mem::size_of::<Reader>())
     }
 
     pub fn new(agent: u32, flow: u32, node: u32, peer_node: u32, peer_agent: u32, params: SinkParams) -> Self {
@@ -150,7 +177,8 @@ impl TcpSink {
             ecn_unacked: false,
             held_ecn: 0,
             sack: params.sack.map(|m| Box::new(SackGen::new(m))),
-            marks_acks: params.ect_acks || params.sack.is_some(),
+            reader: params.reader.map(|r| Box::new(Reader::new(r, params.seg_bytes, params.syn))),
+            marks_acks: params.ect_acks || params.sack.is_some() || params.reader.is_some(),
             bytes: 0,
             pkts_received: 0,
             dup_segs: 0,
@@ -182,6 +210,9 @@ impl TcpSink {
             self.sack_segment(p.seqno, p.size);
         } else {
             self.bytes += self.acker.update(p.seqno, p.size);
+        }
+        if let Some(r) = self.reader.as_deref_mut() {
+            r.on_in_order(cx.sched.now(), cum_before, self.acker.seqno());
         }
         if self.acker.seqno() >= self.deliver_gate {
             self.note_delivered(cx);
@@ -233,6 +264,11 @@ impl TcpSink {
         cx.shared.notices.push(crate::world::Notice::Delivered { flow: self.flow, seq: self.acker.seqno() });
     }
 
+    /// The reading application, if the sink has one (`sink.reader`).
+    pub fn reader(&self) -> Option<&Reader> {
+        self.reader.as_deref()
+    }
+
     /// In-order data received: the highest sequence number with every one before it.
     pub fn in_order_seq(&self) -> i64 {
         self.acker.seqno()
@@ -265,7 +301,35 @@ impl TcpSink {
         if which == TIMER_DELACK && self.timer.fire(gen) && self.saved {
             self.policy.on_timer();
             self.ack(cx);
+        } else if which == TIMER_RWND {
+            self.window_update(cx, gen);
         }
+    }
+
+    /// The reader's update timer fired: the application has read enough to open the
+    /// window by the threshold (`Reader::update_due`): a window update (carrying any
+    /// held ack, whose delayed-ack timer it cancels).
+    #[cold]
+    #[inline(never)]
+    fn window_update(&mut self, cx: &mut Ctx, gen: u32) {
+        let Some(r) = self.reader.as_deref_mut() else { return };
+        if !r.timer.fire(gen) {
+            return;
+        }
+        r.drain(cx.sched.now());
+        // More data may have arrived since the timer was set: update only once the
+        // window has opened by the threshold.
+        match r.update_due(self.acker.seqno()) {
+            None => return,
+            Some(after) if after > crate::time::SimTime::ZERO => {
+                r.timer.resched(cx.sched, after, self.agent, TIMER_RWND);
+                return;
+            }
+            Some(_) => {}
+        }
+        r.update_next = true;
+        self.timer.cancel();
+        self.ack(cx);
     }
 
     /// The ECN part of ns-2.35 `TcpSink::ack` over the segments the ack covers: CWR
@@ -322,10 +386,22 @@ impl TcpSink {
         if self.ect_acks | (self.held_ecn != 0) {
             self.mark_ecn(cx.net.pool.get_mut(id));
         }
-        let Some(g) = self.sack.as_deref_mut() else { return };
-        let sack = g.take();
-        if !sack.is_empty() {
-            cx.net.pool.set_options(id, PktOptions { sack, ..PktOptions::default() });
+        let sack = self.sack.as_deref_mut().map(|g| g.take()).unwrap_or_default();
+        let mut rwnd = None;
+        if let Some(r) = self.reader.as_deref_mut() {
+            let now = cx.sched.now();
+            let ackno = cx.net.pool.get(id).seqno;
+            r.drain(now);
+            let segs = r.window();
+            r.advertised(ackno, segs);
+            rwnd = Some(Rwnd { segs, update: std::mem::take(&mut r.update_next) });
+            match r.update_due(ackno) {
+                Some(after) => r.timer.resched(cx.sched, after, self.agent, TIMER_RWND),
+                None => r.timer.cancel(),
+            }
+        }
+        if !sack.is_empty() || rwnd.is_some() {
+            cx.net.pool.set_options(id, PktOptions { sack, rwnd, ..PktOptions::default() });
         }
     }
 

@@ -22,6 +22,9 @@ struct AckOut {
     ecn_echo: bool,
     ect: bool,
     ts_echo_us: u64,
+    /// The advertised window (segments) and whether the ack is a window update, for a
+    /// sink with a reader.
+    rwnd: Option<(u32, bool)>,
 }
 
 /// A sink at node 1 acking to agent 0 at node 0.
@@ -40,8 +43,16 @@ fn us(t: u64) -> SimTime {
 impl SinkRig {
     /// A rig whose sink is configured by the `SinkConfig` JSON `cfg`.
     fn new(cfg: &str) -> SinkRig {
+        SinkRig::with_tcp(cfg, 1000, false)
+    }
+
+    /// A rig whose sender sends `seg_bytes` of payload per segment, with or without a
+    /// SYN exchange (what a reader's buffer counts).
+    fn with_tcp(cfg: &str, seg_bytes: u32, syn: bool) -> SinkRig {
         let cfg: SinkConfig = serde_json::from_str(cfg).expect("SinkConfig JSON");
-        let params = SinkParams::from_config("sink", &cfg).expect("valid sink config");
+        let params = SinkParams::from_config("sink", &cfg)
+            .and_then(|p| p.with_tcp("sink", seg_bytes, syn))
+            .expect("valid sink config");
         let link = Link::new(1, 0, 1_000_000_000_000_000, SimTime::ZERO, AnyQueue::DropTail(DropTail::new(1000)));
         let routes = Routes::new(2, &[(1, 0)]);
         let net = Network::new(vec![link], ["snd", "rcv"].into_iter().collect(), routes, Rng::new(1), None);
@@ -63,6 +74,7 @@ impl SinkRig {
                         ecn_echo: p.ecn_echo,
                         ect: p.ect,
                         ts_echo_us: p.ts_echo.as_nanos() / 1000,
+                        rwnd: self.net.pool.options(pkt).and_then(|o| o.rwnd).map(|w| (w.segs, w.update)),
                     });
                     self.net.pool.free(pkt);
                 }
@@ -496,5 +508,121 @@ fn linux_ack_rule_rejects_bad_values_naming_the_field() {
         let c: SinkConfig = serde_json::from_str(&format!(r#"{{"ack_policy": {cfg}}}"#)).unwrap();
         let e = SinkParams::from_config("sink", &c).unwrap_err();
         assert_eq!(e.field, field, "{e}");
+    }
+}
+
+// ---- a slowly reading application (sink.reader) ---------------------------------------
+
+impl SinkRig {
+    /// (time in µs, ack number, window, update) of every ack so far.
+    fn windows_until(&mut self, t_us: u64) -> Vec<(u64, i64, u32, bool)> {
+        self.run_until(us(t_us));
+        self.out.iter().map(|a| {
+            let (w, u) = a.rwnd.expect("a reader's acks carry a window");
+            (a.t_us, a.ackno, w, u)
+        }).collect()
+    }
+}
+
+#[test]
+fn reader_advertises_the_free_buffer_and_updates_when_the_window_doubles() {
+    // 4 segments of buffer, read at 1000 B/s; the SYN takes no room.
+    let mut r = SinkRig::with_tcp(r#"{"reader": {"buffer_bytes": 4000, "rate_bps": 8000}}"#, 1000, true);
+    r.seg(0, 0).seg(10_000, 1).seg(20_000, 2).seg(30_000, 3).seg(40_000, 4);
+    // unread after each arrival: 1000, 1990, 2980, 3970 B: windows 3, 2, 1, 0; the
+    // right edge (ack + window) stays at 4.
+    let head = r.windows_until(40_000);
+    assert_eq!(head, vec![(0, 0, 4, false), (10_000, 1, 3, false), (20_000, 2, 2, false), (30_000, 3, 1, false), (40_000, 4, 0, false)]);
+    // Window updates: to 1 segment once 970 B more are read (1.01 s), then each time
+    // the window can double what is left of the last one: 2 at 2.01 s, 4 at 4.01 s
+    // (the whole buffer), then none.
+    let ups = r.windows_until(20_000_000)[5..].to_vec();
+    assert_eq!(ups, vec![(1_010_000, 4, 1, true), (2_010_000, 4, 2, true), (4_010_000, 4, 4, true)]);
+    let rd = r.sink.reader().unwrap();
+    assert!((rd.read_bytes - 4000.0).abs() < 1e-6 && rd.unread().abs() < 1e-6, "all read: {} {}", rd.read_bytes, rd.unread());
+}
+
+#[test]
+fn reader_right_edge_never_moves_back_and_new_data_replaces_updates() {
+    // Data keeps coming at exactly the read rate after a burst: the edge only grows.
+    let mut r = SinkRig::with_tcp(r#"{"reader": {"buffer_bytes": 3000, "rate_bps": 8000}}"#, 1000, false);
+    let mut t = 0;
+    for seq in 0..12 {
+        r.seg(t, seq);
+        t += if seq < 3 { 1_000 } else { 1_000_000 };
+    }
+    let w = r.windows_until(t);
+    let edges: Vec<i64> = w.iter().map(|&(_, a, win, _)| a + win as i64).collect();
+    assert!(edges.windows(2).all(|e| e[1] >= e[0]), "{w:?}");
+    // Without a SYN, segment 0 is data: three segments fill the buffer at once.
+    assert_eq!(w[2].2, 0, "{w:?}");
+    // Every window the receiver gives is used by a data arrival or read within 1 s:
+    // never more than one update per second of reading.
+    let updates = w.iter().filter(|x| x.3).count();
+    assert!(updates <= 12, "{w:?}");
+}
+
+#[test]
+fn reader_throttles_only_from_its_start_time() {
+    // Before 1 s the application reads on arrival: the full 2-segment window on every
+    // ack; from 1 s it reads 1000 B/s.
+    let mut r = SinkRig::with_tcp(r#"{"reader": {"buffer_bytes": 2000, "rate_bps": 8000, "start_s": 1.0}}"#, 1000, false);
+    r.seg(0, 0).seg(500_000, 1).seg(999_000, 2).seg(1_000_000, 3).seg(1_100_000, 4);
+    let w = r.windows_until(1_100_000);
+    assert_eq!(w, vec![(0, 0, 2, false), (500_000, 1, 2, false), (999_000, 2, 2, false), (1_000_000, 3, 1, false), (1_100_000, 4, 0, false)]);
+    // unread at 1.1 s: 2000 - 100 = 1900 B: one segment free after 0.9 s more.
+    assert_eq!(r.windows_until(5_000_000)[5..6], [(2_000_000, 4, 1, true)]);
+}
+
+#[test]
+fn reader_config_errors_name_the_field() {
+    let bad = |json: &str, seg: u32| {
+        let cfg: SinkConfig = serde_json::from_str(json).unwrap();
+        SinkParams::from_config("flows[1].sink", &cfg).and_then(|p| p.with_tcp("flows[1].sink", seg, true)).unwrap_err().to_string()
+    };
+    let e = bad(r#"{"reader": {"buffer_bytes": 8000, "rate_bps": 0}}"#, 1000);
+    assert!(e.contains("flows[1].sink.reader.rate_bps"), "{e}");
+    let e = bad(r#"{"reader": {"buffer_bytes": 0, "rate_bps": 8000}}"#, 1000);
+    assert!(e.contains("flows[1].sink.reader.buffer_bytes"), "{e}");
+    let e = bad(r#"{"reader": {"buffer_bytes": 999, "rate_bps": 8000}}"#, 1000);
+    assert!(e.contains("flows[1].sink.reader.buffer_bytes") && e.contains("one segment"), "{e}");
+    let e = bad(r#"{"reader": {"buffer_bytes": 8000, "rate_bps": 8000, "start_s": -1}}"#, 1000);
+    assert!(e.contains("flows[1].sink.reader.start_s"), "{e}");
+    assert!(serde_json::from_str::<SinkConfig>(r#"{"reader": {"buffer_bytes": 8000, "rate": 8000}}"#).is_err());
+}
+
+/// One FTP connection over a 10 Mb/s, 2 x 50 ms path to a sink whose application
+/// reads `rate_bps` from a `buffer`-byte buffer (None: no reader).
+fn throttled_run(reader: Option<(u64, f64)>, delack: bool) -> crate::results::RunResults {
+    let sink = match reader {
+        Some((b, r)) => format!(r#"{{"delack": {delack}, "reader": {{"buffer_bytes": {b}, "rate_bps": {r}}}}}"#),
+        None => format!(r#"{{"delack": {delack}}}"#),
+    };
+    let text = format!(
+        r#"{{"seed": 1, "duration_s": 20.0, "nodes": ["s", "r1", "r2", "d"],
+            "links": [{{"src": "s", "dst": "r1", "rate_bps": 1e8, "delay_s": 0.001}},
+                      {{"src": "r1", "dst": "r2", "rate_bps": 1e7, "delay_s": 0.048, "queue": {{"kind": "drop_tail", "limit_pkts": 100}}}},
+                      {{"src": "r2", "dst": "d", "rate_bps": 1e8, "delay_s": 0.001}}],
+            "flows": [{{"name": "c", "src": "s", "dst": "d", "tcp": {{"window": 32, "packet_size": 1000, "syn": true}}, "sink": {sink}}}],
+            "apps": [{{"kind": "ftp", "flow": "c"}}]}}"#
+    );
+    let cfg: crate::config::SimConfig = serde_json::from_str(&text).unwrap();
+    crate::run(&cfg).unwrap()
+}
+
+#[test]
+fn a_slow_reader_limits_the_sender_to_its_read_rate_without_false_recovery() {
+    // 80 kb/s of reading against a 32-segment window on a 10 Mb/s path (2.6 Mb/s).
+    for delack in [false, true] {
+        let free = throttled_run(None, delack);
+        let slow = throttled_run(Some((8000, 80_000.0)), delack);
+        let acked = |r: &crate::results::RunResults| r.flows.bytes_acked[0] as f64;
+        // In 20 s: 8 KB of buffer plus at most 20 s x 10 KB/s read.
+        let (lo, hi) = (0.95 * 20.0 * 10_000.0, 8000.0 + 20.0 * 10_000.0 + 2000.0);
+        assert!(acked(&slow) >= lo && acked(&slow) <= hi, "delack {delack}: {} B acked", acked(&slow));
+        assert!(acked(&free) > 10.0 * acked(&slow), "unthrottled {} B", acked(&free));
+        // Window updates are not duplicate acks; nothing is lost on this path.
+        assert_eq!(slow.flows.retransmits[0], 0, "delack {delack}");
+        assert_eq!(slow.flows.timeouts[0], 0, "delack {delack}");
     }
 }

@@ -26,8 +26,11 @@ const INITIAL_MASK: i64 = 15;
 
 impl Default for Acker {
     fn default() -> Self {
-        // `seen` is allocated on the first out-of-order segment and freed when the last
-        // hole is filled (see `update`).
+        // `seen` is allocated on the first out-of-order segment and kept from then on: a
+        // sink that never sees a hole holds no ring (most short transfers at scale), one
+        // that does keeps it, so a loss costs no allocation (freeing it when each hole
+        // closed cost an allocation per loss episode: 14 563 on bench a, 1.5 % of its
+        // instructions).
         Acker { seen: Vec::new(), mask: INITIAL_MASK, next: 0, maxseen: 0, ts_to_echo: SimTime::ZERO, last_ack_sent: 0 }
     }
 }
@@ -101,6 +104,11 @@ impl Acker {
             self.next = seq + 1;
             return bytes as u64;
         }
+        if seq < self.next {
+            // Already delivered (a duplicate): nothing below changes any state (no
+            // growth, no mark, nothing delivered), so it needs no ring.
+            return 0;
+        }
         if self.seen.is_empty() {
             self.seen = vec![0; (self.mask + 1) as usize];
         }
@@ -128,12 +136,6 @@ impl Acker {
                 next += 1;
             }
             self.next = next;
-        }
-        if self.next == self.maxseen + 1 {
-            // No hole left: the marks are no longer read (`has` and the in-order path
-            // look at `next` only), so the ring goes until the next hole.
-            self.seen = Vec::new();
-            self.mask = INITIAL_MASK;
         }
         deliver
     }
@@ -175,20 +177,26 @@ mod tests {
     }
 
     #[test]
-    fn holds_its_ring_only_while_a_hole_is_open() {
+    fn allocates_its_ring_at_the_first_hole_and_keeps_it() {
         let mut a = Acker::default();
         a.update(0, 1);
-        assert_eq!(a.heap_bytes(), 0);
-        a.update(3, 1);
+        a.update(1, 1);
+        a.update(1, 1); // a duplicate, no hole
+        assert_eq!((a.seqno(), a.heap_bytes()), (1, 0));
+        a.update(4, 1);
         assert_eq!(a.heap_bytes(), 16 * 4);
-        assert!(a.has(3) && !a.has(2));
-        a.update(1, 1);
+        assert!(a.has(4) && !a.has(3));
         a.update(2, 1);
-        assert_eq!((a.seqno(), a.heap_bytes()), (3, 0));
-        assert!(a.has(3) && !a.has(4));
-        // A duplicate of an acked segment allocates nothing that stays.
-        a.update(1, 1);
-        assert_eq!(a.heap_bytes(), 0);
+        a.update(3, 1);
+        assert_eq!(a.seqno(), 4);
+        assert!(a.has(4) && !a.has(5));
+        // The ring stays (the next hole allocates nothing) and its stale marks are
+        // never read: a new hole clears the slots it spans.
+        assert_eq!(a.heap_bytes(), 16 * 4);
+        assert_eq!(a.update(7, 1), 0);
+        assert!(a.has(7) && !a.has(5) && !a.has(6));
+        assert_eq!(a.update(5, 1) + a.update(6, 1), 3);
+        assert_eq!((a.seqno(), a.heap_bytes()), (7, 16 * 4));
         // A hole past the ring's 16 slots grows it.
         a.update(40, 1);
         assert_eq!(a.heap_bytes(), 64 * 4);

@@ -761,15 +761,23 @@ impl Timer {
     /// would have.
     #[inline]
     pub fn resched(&mut self, sched: &mut Scheduler, delay: SimTime, agent: u32, timer: u8) {
+        // Re-arming a parked timer unparks it (`arm_timer` clears the slot's period).
+        let at = self.next_arming(sched, delay, agent, timer);
+        sched.arm_timer(self.slot, at, self.gen, agent, timer);
+    }
+
+    /// What every arming does first: a new generation, the due time `now + delay`, a
+    /// slot (taken on first use) with its parked mark cleared. Returns the due time.
+    #[inline(always)]
+    fn next_arming(&mut self, sched: &mut Scheduler, delay: SimTime, agent: u32, timer: u8) -> SimTime {
         self.gen = self.gen.wrapping_add(1);
         let at = sched.now() + delay;
         self.due = Some(at);
         if self.slot == NO_SLOT {
             self.slot = sched.new_timer_slot(agent, timer);
         }
-        // Re-arming a parked timer unparks it (`arm_timer` clears the slot's period).
         self.slot &= !PARKED_BIT;
-        sched.arm_timer(self.slot, at, self.gen, agent, timer);
+        at
     }
 
     /// Arm the timer to fire after `delay` (as [`Timer::resched`]) and park it: each
@@ -778,13 +786,7 @@ impl Timer {
     /// [`Timer::unpark`]. For a timer whose firings change nothing while its owner is
     /// untouched (an idle connection's retransmission timer). `delay` must be positive.
     pub fn park(&mut self, sched: &mut Scheduler, delay: SimTime, agent: u32, timer: u8) {
-        self.gen = self.gen.wrapping_add(1);
-        let at = sched.now() + delay;
-        self.due = Some(at);
-        if self.slot == NO_SLOT {
-            self.slot = sched.new_timer_slot(agent, timer);
-        }
-        self.slot &= !PARKED_BIT;
+        let at = self.next_arming(sched, delay, agent, timer);
         sched.park_timer(self.slot, at, self.gen, agent, timer, delay.0);
         self.slot |= PARKED_BIT;
     }

@@ -11,6 +11,18 @@ import polars as pl
 __all__ = ["RunResults", "SCHEMAS", "frame", "transfers_frame", "KIND_NAMES", "LOSS_COUNTERS", "TRANSFER_COUNTERS",
            "loss_counters", "transfer_loss_counters"]
 
+#: Loss-recovery counters of the ``flows`` table (``tcp::recovery::LossCounters``, Linux MIB
+#: names: TCPRetransSegs, TCPTimeouts, TCPLossProbes, TCPLossProbeRecovery, TCPFastRetrans,
+#: TCPSackRecovery, TCPSpuriousRTOs, TCPLossUndo, TCPDSACKRecv, TCPDSACKOfoRecv). The
+#: ``transfers`` table has them per transfer (``retrans_segs`` named ``retransmits``).
+LOSS_COUNTERS = ("retrans_segs", "timeouts", "loss_probes", "loss_probe_recoveries", "fast_retrans",
+                 "sack_recoveries", "spurious_rtos", "loss_undos", "dsack_recv", "dsack_ofo_recv")
+
+#: The loss-recovery counters of the ``transfers`` table beyond ``retransmits`` and
+#: ``timeouts``: the connection's counts between the transfer's start and its end.
+TRANSFER_COUNTERS = ("loss_probes", "loss_probe_recoveries", "fast_retrans", "sack_recoveries",
+                     "spurious_rtos", "loss_undos", "dsack_recv", "dsack_ofo_recv")
+
 #: Column dtypes of every table of ``RunResults`` (kept even when a table is empty).
 SCHEMAS: dict[str, dict[str, Any]] = {
     "transfers": {
@@ -22,14 +34,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "completion_s": pl.Float64,
         "retransmits": pl.UInt64,
         "timeouts": pl.UInt64,
-        "loss_probes": pl.UInt64,
-        "loss_probe_recoveries": pl.UInt64,
-        "fast_retrans": pl.UInt64,
-        "sack_recoveries": pl.UInt64,
-        "spurious_rtos": pl.UInt64,
-        "loss_undos": pl.UInt64,
-        "dsack_recv": pl.UInt64,
-        "dsack_ofo_recv": pl.UInt64,
+        **{c: pl.UInt64 for c in TRANSFER_COUNTERS},
         "initial_cwnd": pl.Float64,
         "delivered_s": pl.Float64,
     },
@@ -42,14 +47,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "timeouts": pl.UInt64,
         "fast_retransmits": pl.UInt64,
         "retrans_segs": pl.UInt64,
-        "loss_probes": pl.UInt64,
-        "loss_probe_recoveries": pl.UInt64,
-        "fast_retrans": pl.UInt64,
-        "sack_recoveries": pl.UInt64,
-        "spurious_rtos": pl.UInt64,
-        "loss_undos": pl.UInt64,
-        "dsack_recv": pl.UInt64,
-        "dsack_ofo_recv": pl.UInt64,
+        **{c: pl.UInt64 for c in TRANSFER_COUNTERS},
         "final_cwnd": pl.Float64,
         "final_ssthresh": pl.Float64,
         "pkts_received": pl.UInt64,
@@ -108,18 +106,6 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "time_s": pl.Float64,
     },
 }
-
-#: Loss-recovery counters of the ``flows`` table (``tcp::recovery::LossCounters``, Linux MIB
-#: names: TCPRetransSegs, TCPTimeouts, TCPLossProbes, TCPLossProbeRecovery, TCPFastRetrans,
-#: TCPSackRecovery, TCPSpuriousRTOs, TCPLossUndo, TCPDSACKRecv, TCPDSACKOfoRecv). The
-#: ``transfers`` table has them per transfer (``retrans_segs`` named ``retransmits``).
-LOSS_COUNTERS = ("retrans_segs", "timeouts", "loss_probes", "loss_probe_recoveries", "fast_retrans",
-                 "sack_recoveries", "spurious_rtos", "loss_undos", "dsack_recv", "dsack_ofo_recv")
-
-#: The loss-recovery counters of the ``transfers`` table beyond ``retransmits`` and
-#: ``timeouts``: the connection's counts between the transfer's start and its end.
-TRANSFER_COUNTERS = ("loss_probes", "loss_probe_recoveries", "fast_retrans", "sack_recoveries",
-                     "spurious_rtos", "loss_undos", "dsack_recv", "dsack_ofo_recv")
 
 #: ``PacketTrace.event`` letters (ns-2 trace: enqueue, dequeue, drop, receive).
 _EVENTS = {ord(c): c for c in "+-dr"}

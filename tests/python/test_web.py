@@ -21,9 +21,11 @@ DATA = Path(__file__).parent / "data"
 RTT = 0.1  # 2 x 50 ms; at 1 Gb/s a 1500-byte segment takes 12 us
 
 
-def _scenario(mode: str, mss: int, html: int, nimages: int, image: int, extra: str = "") -> Scenario:
+def _model_path(name: str, app: str, mss: int) -> Scenario:
+    """One web pair on the model's regime path (1 Gb/s, RTT 100 ms, IW 1); ``app`` is the
+    body of the web app's table after ``kind``."""
     return Scenario.from_toml(f"""
-name = "web-model-regime"
+name = "{name}"
 [topology]
 kind = "explicit"
 nodes = ["server", "client"]
@@ -36,8 +38,13 @@ packet_size = {mss}
 name = "web"
 src = "server"
 dst = "client"
-app = {{ kind = "web", mode = "{mode}", html = "{html}B", images = {nimages}, image = "{image}B"{extra} }}
+app = {{ kind = "web", {app} }}
 """)
+
+
+def _scenario(mode: str, mss: int, html: int, nimages: int, image: int, extra: str = "") -> Scenario:
+    return _model_path("web-model-regime",
+                       f'mode = "{mode}", html = "{html}B", images = {nimages}, image = "{image}B"{extra}', mss)
 
 
 # (MSS, HTML, images, image size): the spec's A.2.1/A.2.2 examples (HTML 5 KB, 4 images)
@@ -255,22 +262,7 @@ app = {{ kind = "web", mode = "conc", html = "1KB", images = 4, image = "1KB", p
 
 def _page_scenario(app: str) -> Scenario:
     """One pair on the model's regime path (1 Gb/s, RTT 100 ms, 1500 B segments, IW 1)."""
-    return Scenario.from_toml(f"""
-name = "web-page-model"
-[topology]
-kind = "explicit"
-nodes = ["server", "client"]
-links = [{{ src = "server", dst = "client", rate = "1Gb", delay = "50ms", queue = {{ kind = "droptail", limit = 100000 }} }}]
-[tcp]
-window = 100000
-window_init = 1
-packet_size = 1500
-[[flows]]
-name = "web"
-src = "server"
-dst = "client"
-app = {{ kind = "web", {app} }}
-""")
+    return _model_path("web-page-model", app, 1500)
 
 
 def test_a_page_list_is_used_in_turn_and_each_page_agrees_with_the_model(core) -> None:

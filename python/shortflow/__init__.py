@@ -15,12 +15,48 @@ with a resumable cache and draws the results.
 
 from __future__ import annotations
 
-from .api import run_config, sweep
-from .errors import ScenarioError, SimulationError
-from .results import RunResults
-from .scenario import Scenario, load
-from .units import UnitError, parse_rate, parse_size, parse_time
+from typing import TYPE_CHECKING
+
 from .version import __version__
+
+if TYPE_CHECKING:  # what type checkers and editors see; at run time the names load lazily
+    from .api import run_config, sweep
+    from .errors import ScenarioError, SimulationError
+    from .results import RunResults
+    from .scenario import Scenario, load
+    from .units import UnitError, parse_rate, parse_size, parse_time
+
+# The public names load their modules on first use (PEP 562): `import shortflow` and the
+# command line's start-up stay free of polars and pydantic's schema until one is needed.
+_LAZY = {
+    "run_config": "api",
+    "sweep": "api",
+    "ScenarioError": "errors",
+    "SimulationError": "errors",
+    "RunResults": "results",
+    "Scenario": "scenario",
+    "load": "scenario",
+    "UnitError": "units",
+    "parse_rate": "units",
+    "parse_size": "units",
+    "parse_time": "units",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'shortflow' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "__version__",

@@ -21,7 +21,7 @@ from rich.table import Table
 from .console import EXIT_INTERRUPTED, err_console, friendly, integer, out_console, seed_option
 from .console import fail as _fail
 from .errors import ScenarioError
-from .schema import U32_MAX
+from .units import U32_MAX
 
 if sys.version_info >= (3, 11):
     import tomllib

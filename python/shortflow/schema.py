@@ -36,7 +36,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from . import errors
-from .units import UnitError, parse_rate, parse_size, parse_time
+from .units import I32_MAX, MAX_SEED, U32_MAX, UnitError, parse_rate, parse_size, parse_time  # limits re-exported
 
 # --- value types ------------------------------------------------------------------
 
@@ -74,12 +74,6 @@ def _bytes(x: Any) -> Any:
     except UnitError as e:
         raise ValueError(e.message) from None
 
-
-#: The core's integer types (config.rs): most knobs are u32, seeds u64.
-U32_MAX = 2**32 - 1
-I32_MAX = 2**31 - 1
-#: Largest seed: the results' ``seed`` column is a signed 64-bit integer.
-MAX_SEED = 2**63 - 1
 
 #: A byte count given as a plain integer (ns-2 style) or a size string (at most u32).
 Bytes = Annotated[int, BeforeValidator(_bytes), Field(le=U32_MAX)]

@@ -66,6 +66,12 @@ _NUM_RE = re.compile(
     r"^\s*(?P<num>[+-]?(?:\d+(?:_\d+)*(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(?P<unit>[^\s\d.+-][^\s]*)?\s*$"
 )
 
+#: The core's integer types (config.rs): most knobs are u32, seeds u64.
+U32_MAX = 2**32 - 1
+I32_MAX = 2**31 - 1
+#: Largest seed: the results' ``seed`` column is a signed 64-bit integer.
+MAX_SEED = 2**63 - 1
+
 #: Time units -> seconds.
 TIME_UNITS: dict[str, float] = {
     "ns": 1e-9,

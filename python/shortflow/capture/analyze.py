@@ -75,14 +75,13 @@ from typing import Any, Iterable, Optional
 import numpy as np
 import polars as pl
 
+from . import DUP_WINDOW_S
 from .reader import ReadStats, _Addresses, read_segments
 
 __all__ = ["Analysis", "analyze_capture", "DIR_COLUMNS", "DUP_WINDOW_S", "MIN_PERIOD_BYTES", "MIN_PERIODS",
            "DUPACK_THRESHOLD"]
 
 FIN, SYN, RST, ACK = 0x01, 0x02, 0x04, 0x10
-#: Capture duplicates: at most this long after the frame they repeat.
-DUP_WINDOW_S = 0.010
 #: Fig. 4.5: a period counts when it moved at least this many bytes [thesis].
 MIN_PERIOD_BYTES = 5 * 1024
 #: Fig. 4.5: a host counts with at least this many (throughput, n) periods [thesis].

@@ -6,15 +6,17 @@ import io
 import json
 import math
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 from rich.table import Table
 
 from ..console import friendly, out_console
 from ..console import fail as _fail
-from .analyze import DUP_WINDOW_S, Analysis, analyze_capture
-from .reader import CaptureError
+from . import DUP_WINDOW_S
+
+if TYPE_CHECKING:
+    from .analyze import Analysis
 
 app = typer.Typer(
     name="pcap",
@@ -143,6 +145,9 @@ def analyze_cmd(
     if not (math.isfinite(dup_window) and dup_window >= 0):
         raise _fail(f"--dup-window = {dup_window:g}: give a non-negative number of seconds")
     ports = parse_ports(server_port)
+    from .analyze import analyze_capture
+    from .reader import CaptureError
+
     try:
         a = analyze_capture(file, server_ports=ports, dup_window_s=dup_window)
     except CaptureError as e:

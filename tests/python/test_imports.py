@@ -184,3 +184,19 @@ def test_command_line_starts_without_the_heavy_modules():
             "print(','.join(m for m in heavy if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"imported at CLI start-up: {out.stdout.strip()}"
+
+
+def test_lazy_public_names_resolve():
+    """Every public name of the lazily loading packages resolves (and an unknown one is a
+    plain AttributeError naming it)."""
+    import pytest
+
+    import shortflow
+    import shortflow.capture
+
+    for pkg in (shortflow, shortflow.capture):
+        for name in pkg.__all__:
+            assert getattr(pkg, name) is not None, f"{pkg.__name__}.{name}"
+        assert set(pkg.__all__) <= set(dir(pkg))
+        with pytest.raises(AttributeError, match="no_such_name"):
+            getattr(pkg, "no_such_name")

@@ -103,36 +103,36 @@ impl Serialize for Ragged {
     }
 }
 
+/// Push one row of the loss-recovery columns that `TransferTable` and `FlowTable` share
+/// (same names in both): `retransmits` and `timeouts`, then Linux's counters.
+macro_rules! push_loss_columns {
+    ($t:expr, $c:expr) => {{
+        let (t, c) = ($t, $c);
+        t.retransmits.push(c.retrans_segs);
+        t.timeouts.push(c.timeouts);
+        t.loss_probes.push(c.loss_probes);
+        t.loss_probe_recoveries.push(c.loss_probe_recoveries);
+        t.fast_retrans.push(c.fast_retrans);
+        t.sack_recoveries.push(c.sack_recoveries);
+        t.spurious_rtos.push(c.spurious_rtos);
+        t.loss_undos.push(c.loss_undos);
+        t.dsack_recv.push(c.dsack_recv);
+        t.dsack_ofo_recv.push(c.dsack_ofo_recv);
+    }};
+}
+
 impl FlowTable {
     /// One row's loss-recovery counters (`retransmits` and `timeouts` included).
     pub fn push_counters(&mut self, c: &crate::tcp::recovery::LossCounters) {
-        self.retransmits.push(c.retrans_segs);
-        self.timeouts.push(c.timeouts);
+        push_loss_columns!(&mut *self, c);
         self.retrans_segs.push(c.retrans_segs);
-        self.loss_probes.push(c.loss_probes);
-        self.loss_probe_recoveries.push(c.loss_probe_recoveries);
-        self.fast_retrans.push(c.fast_retrans);
-        self.sack_recoveries.push(c.sack_recoveries);
-        self.spurious_rtos.push(c.spurious_rtos);
-        self.loss_undos.push(c.loss_undos);
-        self.dsack_recv.push(c.dsack_recv);
-        self.dsack_ofo_recv.push(c.dsack_ofo_recv);
     }
 }
 
 impl TransferTable {
     /// One transfer's loss-recovery counters.
     pub fn push_counters(&mut self, c: &crate::tcp::recovery::LossCounters) {
-        self.retransmits.push(c.retrans_segs);
-        self.timeouts.push(c.timeouts);
-        self.loss_probes.push(c.loss_probes);
-        self.loss_probe_recoveries.push(c.loss_probe_recoveries);
-        self.fast_retrans.push(c.fast_retrans);
-        self.sack_recoveries.push(c.sack_recoveries);
-        self.spurious_rtos.push(c.spurious_rtos);
-        self.loss_undos.push(c.loss_undos);
-        self.dsack_recv.push(c.dsack_recv);
-        self.dsack_ofo_recv.push(c.dsack_ofo_recv);
+        push_loss_columns!(self, c);
     }
 }
 

@@ -2,6 +2,8 @@
 reader and the per-connection and per-client TCP analysis of the thesis' ch. 4 trace
 study. Writing captures of simulated runs is :mod:`shortflow.pcap`."""
 
+from .._lazy import lazy_attributes
+
 #: Capture duplicates: at most this long after the frame they repeat. Defined here, not in
 #: ``analyze``, so that the command line can show it as a default without loading numpy
 #: and polars at start-up.
@@ -17,14 +19,4 @@ _LAZY = {
 }
 
 __all__ = ["Analysis", "analyze_capture", "CaptureError", "DUP_WINDOW_S", "ReadStats", "read_segments"]
-
-
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'shortflow.capture' has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, globals())

@@ -1142,8 +1142,11 @@ impl TcpConn {
             } else {
                 let prior = (cb.tcb.cwnd, cb.tcb.ssthresh);
                 cb.tcb.last_cwnd_action = CwndAction::Timeout;
-                // A loss event ends start-up pacing (spec tcp-spand A7).
-                let ev = self.loss_event(LossKind::Rto, cx.now(), true);
+                // A loss event ends start-up pacing (spec tcp-spand A7). Linux's recovery
+                // cuts ssthresh once per window (`SackRecovery::rto_cuts`): an RTO during
+                // fast recovery, or a backed-off one, is not a new epoch.
+                let new_epoch = self.rec.as_ref().is_none_or(|r| !r.rto_cuts_once || r.rto_cuts(self.highest_ack));
+                let ev = self.loss_event(LossKind::Rto, cx.now(), new_epoch);
                 if self.react_to_loss(cb, cx, &ev).penalty_free() {
                     // A failed start-up, not congestion: no back-off, no timeout counted.
                     return self.restart_after_failed_start(cb, cx);

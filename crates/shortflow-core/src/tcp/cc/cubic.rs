@@ -194,10 +194,13 @@ impl CongestionControl for Cubic {
                 t.cwnd = t.ssthresh as f64;
                 self.cwnd_cnt = 0;
             }
-            // An RTO inside an ECN-reduced window: Linux (tcp_enter_loss) recomputes
-            // ssthresh on every RTO entry, CWR state or not, so it is an RTO here.
+            // Linux `tcp_enter_loss` cuts ssthresh only if no cut was made inside this
+            // window: not at a backed-off RTO of the same loss (`in_loss`), and not
+            // during a recovery whose window is not yet acked (the sender says so with
+            // `new_epoch`, see `SackRecovery::rto_cuts`). ns-2's timeout inside an
+            // ECN-reduced window (`AfterEcn`) is an RTO here.
             LossKind::Rto | LossKind::AfterEcn => {
-                if !self.in_loss {
+                if !self.in_loss && loss.new_epoch {
                     t.ssthresh = self.recalc_ssthresh(t.cwnd as u32) as i32;
                 }
                 self.in_loss = true;

@@ -141,10 +141,13 @@ impl CongestionControl for LinuxReno {
                 t.cwnd = t.ssthresh as f64;
                 self.cnt = 0;
             }
-            // An RTO inside an ECN-reduced window: Linux (tcp_enter_loss) recomputes
-            // ssthresh on every RTO entry, CWR state or not, so it is an RTO here.
+            // Linux `tcp_enter_loss` cuts ssthresh only if no cut was made inside this
+            // window: not at a backed-off RTO of the same loss (`in_loss`), and not
+            // during a recovery whose window is not yet acked (the sender says so with
+            // `new_epoch`, see `SackRecovery::rto_cuts`). ns-2's timeout inside an
+            // ECN-reduced window (`AfterEcn`) is an RTO here.
             LossKind::Rto | LossKind::AfterEcn => {
-                if !self.in_loss {
+                if !self.in_loss && loss.new_epoch {
                     t.ssthresh = Self::ssthresh(t);
                 }
                 self.in_loss = true;
@@ -253,5 +256,11 @@ mod tests {
         t.cwnd = 3.0;
         c.on_loss(&mut t, &loss(LossKind::Rto));
         assert_eq!(t.ssthresh, 2, "a new episode: max(3 / 2, 2)");
+        t.cwnd = 10.0;
+        c.on_ack(&mut t, &ack(7, 1));
+        let mut inside = loss(LossKind::Rto);
+        inside.new_epoch = false;
+        c.on_loss(&mut t, &inside);
+        assert_eq!((t.cwnd, t.ssthresh), (1.0, 2), "an RTO inside a recovery's window (new_epoch false) keeps ssthresh");
     }
 }

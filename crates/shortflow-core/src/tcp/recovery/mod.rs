@@ -218,6 +218,10 @@ pub struct SackRecovery {
     /// `tcp_cong_avoid`; rack_tlp only -- RFC 6675 sets cwnd = ssthresh and leaves
     /// growth to the following acks).
     pub grow_on_exit_ack: bool,
+    /// An RTO cuts ssthresh only if no cut was made inside this window yet
+    /// ([`SackRecovery::rto_cuts`]; Linux `tcp_enter_loss`; rack_tlp only -- RFC 5681
+    /// cuts at every RTO whose segment the timer has not resent yet, fast recovery or not).
+    pub rto_cuts_once: bool,
     /// The SACK blocks of the ack being processed (set from its options, taken by
     /// the ack's processing; empty for an ack without blocks).
     pub sack_in: crate::net::packet::SackBlocks,
@@ -284,6 +288,7 @@ impl SackRecovery {
             tlp: cfg.kind == RecoveryKind::RackTlp,
             rearm_on_head_rtx: cfg.kind == RecoveryKind::RackTlp,
             grow_on_exit_ack: cfg.kind == RecoveryKind::RackTlp,
+            rto_cuts_once: cfg.kind == RecoveryKind::RackTlp,
             det,
             state: RecState::Open,
             recover: -1,
@@ -305,6 +310,15 @@ impl SackRecovery {
 
     pub fn in_recovery(&self) -> bool {
         self.state != RecState::Open
+    }
+
+    /// Whether an RTO now opens a new cut (Linux `tcp_enter_loss`: "Reduce ssthresh if it
+    /// has not yet been made inside this window"): the connection is not recovering, or
+    /// the recovery's window is all acked (`una` = highest cumulative ack), or it is in a
+    /// loss recovery whose RTO the cumulative ack has since passed (`icsk_retransmits`
+    /// 0). Not during fast recovery, and not at a backed-off RTO of the same loss.
+    pub fn rto_cuts(&self, una: i64) -> bool {
+        self.state == RecState::Open || una >= self.recover || (self.state == RecState::Loss && self.rto_retransmits == 0)
     }
 }
 

@@ -468,3 +468,35 @@ fn the_reorder_timer_retransmits_at_once_when_pipe_is_above_ssthresh() {
     r.ack_sack(ms(201), 0, 0, &[(2, 5)]);
     assert_eq!(r.sent_seqs(), vec![11]);
 }
+
+/// Linux `tcp_enter_loss` cuts ssthresh only "if it has not yet been made inside this
+/// window": an RTO during fast recovery keeps the recovery's ssthresh instead of halving
+/// the window PRR has already shrunk (`SackRecovery::rto_cuts`); a backed-off RTO of the
+/// same loss keeps it too. Set-up as in the reorder-timer test: recovery at 128 ms with
+/// ssthresh 4; SACKs of 3..=9 shrink the window to 5 (halved: 2), then nothing arrives.
+#[test]
+fn an_rto_during_fast_recovery_keeps_the_recovery_ssthresh() {
+    let mut r = rig(r#"{"kind": "rack_tlp", "prr": true}"#, r#", "window_init": 8, "cc": {"kind": "linux_reno"}"#);
+    r.transfer(ms(0), 0, 20);
+    r.ack(ms(100), 0, 0);
+    r.ack_sack(ms(101), 0, 0, &[(2, 3)]);
+    r.run_to(ms(128));
+    r.ack_sack(ms(200), 0, 0, &[(2, 4)]);
+    for (i, top) in (5..=10).enumerate() {
+        r.ack_sack(ms(201 + i as u64), 0, 0, &[(2, top)]);
+    }
+    assert_eq!(r.ssthresh(0), 4);
+    let cwnd_at_rto = r.cwnd(0);
+    assert_eq!(cwnd_at_rto, 5.0, "PRR shrank the window: halving it would give 2");
+    let mut t = 206;
+    while r.conn(0).ctr.timeouts == 0 {
+        t += 1;
+        r.run_to(ms(t));
+    }
+    assert_eq!((r.cwnd(0), r.ssthresh(0)), (1.0, 4), "the RTO inside the recovery's window keeps ssthresh");
+    while r.conn(0).ctr.timeouts == 1 {
+        t += 1;
+        r.run_to(ms(t));
+    }
+    assert_eq!((r.cwnd(0), r.ssthresh(0)), (1.0, 4), "so does the backed-off one");
+}

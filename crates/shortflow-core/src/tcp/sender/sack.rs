@@ -130,7 +130,7 @@ impl TcpConn {
         let rec = self.rec_mut();
         if rec.frto_on {
             let open = rec.state == RecState::Open;
-            if open || una >= rec.recover || (rec.state == RecState::Loss && rec.rto_retransmits == 0) {
+            if rec.rto_cuts(una) {
                 let prior_ssthresh = if rec.state == RecState::Recovery { prior.1 } else { current_ssthresh(prior.0, prior.1) };
                 rec.undo = Some(Undo { prior_cwnd: prior.0, prior_ssthresh });
             }

@@ -68,40 +68,47 @@ def _sends(res, cfg: dict[str, Any], link: int | None = None) -> pl.DataFrame:
 
 # --- Fig. 7.2 -------------------------------------------------------------------------------
 
-def fig72(settings: dict[str, Any], log: Callable[[str], None]) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
-    """The short object's times per scheme, bottleneck buffer and reading (SYN modelled
-    as the spec says, or not, as in ns-2's one-way TCP): request to last byte delivered,
-    request to its last new segment sent, its share of the session's sends while it had
-    data, drops and false retransmissions. Also the send traces of the scenario as is."""
-    sc0 = load_web("session/fig7_2.toml")
+def _readings(path: str, settings: dict[str, Any]):
+    """The readings of the thesis's unstated 28.8 Kb/s set-up: (SYN modelled, bottleneck
+    buffer, the scenario at ``path`` with them), the SYN as the spec says first, then
+    without it (ns-2's one-way TCP)."""
+    sc0 = load_web(path)
     links = sc0.document_at()["topology"]["links"]
-    rows, traces = [], {}
-    t0 = time.perf_counter()
     for syn in (True, False):
         for limit in settings["f72_buffers"]:
             bn = dict(links[1], queue={"kind": "droptail", "limit": limit})
             over: dict[str, Any] = {"topology.links": [links[0], bn, links[2]]}
             if not syn:
                 over.update({"tcp.syn": False, "tcp.delay_growth": False})
-            sc = sc0.with_overrides(over)
-            for p in sc.points():
-                cfg, r = _run(sc, p, sc.seeds[0], links=["server->r1"])
-                ids = _flow_ids(cfg)
-                tr = r.transfers.filter(pl.col("flow") == "short.1")
-                st = float(tr["start_s"][0])
-                s = _sends(r, cfg)
-                sh = s.filter((pl.col("name") == "short.1") & pl.col("first") & (pl.col("seqno") >= 1))
-                a, b = float(sh["time_s"].min()), float(sh["time_s"].max())
-                during = s.filter((pl.col("time_s") >= a) & (pl.col("time_s") <= b) & pl.col("first"))
-                share = float((during["name"] == "short.1").mean())
-                fl = r.flows.filter(pl.col("flow") == "short.1")
-                rows.append({"syn": syn, "buffer": limit, "scheme": p["scheme"],
-                             "delivered_s": float(tr["delivered_s"][0]) - st, "last_sent_s": b - st,
-                             "short_share": share, "short_retx": int(fl["retransmits"][0]),
-                             "short_false_retx": int(fl["false_retx"][0]),
-                             "long_retx": int(r.flows["retransmits"][ids["long.1"]])})
-                if syn and limit == 20:
-                    traces[p["scheme"]] = s
+            yield syn, limit, sc0.with_overrides(over)
+
+
+def fig72(settings: dict[str, Any], log: Callable[[str], None]) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
+    """The short object's times per scheme, bottleneck buffer and reading (SYN modelled
+    as the spec says, or not, as in ns-2's one-way TCP): request to last byte delivered,
+    request to its last new segment sent, its share of the session's sends while it had
+    data, drops and false retransmissions. Also the send traces of the scenario as is."""
+    rows, traces = [], {}
+    t0 = time.perf_counter()
+    for syn, limit, sc in _readings("session/fig7_2.toml", settings):
+        for p in sc.points():
+            cfg, r = _run(sc, p, sc.seeds[0], links=["server->r1"])
+            ids = _flow_ids(cfg)
+            tr = r.transfers.filter(pl.col("flow") == "short.1")
+            st = float(tr["start_s"][0])
+            s = _sends(r, cfg)
+            sh = s.filter((pl.col("name") == "short.1") & pl.col("first") & (pl.col("seqno") >= 1))
+            a, b = float(sh["time_s"].min()), float(sh["time_s"].max())
+            during = s.filter((pl.col("time_s") >= a) & (pl.col("time_s") <= b) & pl.col("first"))
+            share = float((during["name"] == "short.1").mean())
+            fl = r.flows.filter(pl.col("flow") == "short.1")
+            rows.append({"syn": syn, "buffer": limit, "scheme": p["scheme"],
+                         "delivered_s": float(tr["delivered_s"][0]) - st, "last_sent_s": b - st,
+                         "short_share": share, "short_retx": int(fl["retransmits"][0]),
+                         "short_false_retx": int(fl["false_retx"][0]),
+                         "long_retx": int(r.flows["retransmits"][ids["long.1"]])})
+            if syn and limit == 20:
+                traces[p["scheme"]] = s
     log(f"ch7 Fig. 7.2: {len(rows)} runs in {time.perf_counter() - t0:.1f} s")
     return pl.DataFrame(rows), traces
 
@@ -160,41 +167,32 @@ def webmux(settings: dict[str, Any], log: Callable[[str], None]) -> tuple[pl.Dat
     client's receipt of the last segment that was in the socket buffer at the request
     (the buffer is full then: the long stream has data waiting), ``own_s`` = the rest.
     Also the send traces of the 20-packet, SYN runs."""
-    sc0 = load_web("ch7/webmux.toml")
-    doc = sc0.document_at()
-    links = doc["topology"]["links"]
     rows, traces = [], {}
     t0 = time.perf_counter()
-    for syn in (True, False):
-        for limit in settings["f72_buffers"]:
-            bn = dict(links[1], queue={"kind": "droptail", "limit": limit})
-            over: dict[str, Any] = {"topology.links": [links[0], bn, links[2]]}
-            if not syn:
-                over.update({"tcp.syn": False, "tcp.delay_growth": False})
-            sc = sc0.with_overrides(over)
-            for p in sc.points():
-                cfg, r = _run(sc, p, sc.seeds[0], links=["server->r1", "r2->client"], acks=True)
-                fc = cfg["flows"][0]
-                cap = fc["tcp"]["sndbuf"] // fc["tcp"]["packet_size"]
-                ob = r.objects.sort("object")
-                req, end = float(ob["request_s"][1]), float(ob["end_s"][1])
-                acked = r.acks.filter(pl.col("time_ns") <= int(round(req * 1e9)))["ackno"].max()
-                acked = -1 if acked is None else int(acked)
-                # Data segments acked at the request: highest ack + 1, less the SYN (seq 0).
-                first_data = 1 if syn else 0
-                last_buffered = max(acked, first_data - 1) + cap
-                names = r.links["link"].to_list()
-                got = r.packets.filter((pl.col("event") == ord("r")) & (pl.col("kind") == 0)
-                                       & (pl.col("link") == names.index("r2->client"))
-                                       & (pl.col("seqno") == last_buffered) & (pl.col("time_ns") >= int(round(req * 1e9))))
-                drained = float(got["time_ns"].min()) / 1e9 if got.height else float("nan")
-                fl = r.flows.row(0, named=True)
-                rows.append({"syn": syn, "buffer": limit, "scheme": p["scheme"], "delivered_s": end - req,
-                             "drain_s": drained - req, "own_s": end - drained, "buffered_at_request": cap,
-                             "long_done_s": float(ob["end_s"][0]), "retransmits": int(fl["retransmits"]),
-                             "timeouts": int(fl["timeouts"])})
-                if syn and limit == 20:
-                    traces[p["scheme"]] = _sends(r, cfg, names.index("server->r1"))
+    for syn, limit, sc in _readings("ch7/webmux.toml", settings):
+        for p in sc.points():
+            cfg, r = _run(sc, p, sc.seeds[0], links=["server->r1", "r2->client"], acks=True)
+            fc = cfg["flows"][0]
+            cap = fc["tcp"]["sndbuf"] // fc["tcp"]["packet_size"]
+            ob = r.objects.sort("object")
+            req, end = float(ob["request_s"][1]), float(ob["end_s"][1])
+            acked = r.acks.filter(pl.col("time_ns") <= int(round(req * 1e9)))["ackno"].max()
+            acked = -1 if acked is None else int(acked)
+            # Data segments acked at the request: highest ack + 1, less the SYN (seq 0).
+            first_data = 1 if syn else 0
+            last_buffered = max(acked, first_data - 1) + cap
+            names = r.links["link"].to_list()
+            got = r.packets.filter((pl.col("event") == ord("r")) & (pl.col("kind") == 0)
+                                   & (pl.col("link") == names.index("r2->client"))
+                                   & (pl.col("seqno") == last_buffered) & (pl.col("time_ns") >= int(round(req * 1e9))))
+            drained = float(got["time_ns"].min()) / 1e9 if got.height else float("nan")
+            fl = r.flows.row(0, named=True)
+            rows.append({"syn": syn, "buffer": limit, "scheme": p["scheme"], "delivered_s": end - req,
+                         "drain_s": drained - req, "own_s": end - drained, "buffered_at_request": cap,
+                         "long_done_s": float(ob["end_s"][0]), "retransmits": int(fl["retransmits"]),
+                         "timeouts": int(fl["timeouts"])})
+            if syn and limit == 20:
+                traces[p["scheme"]] = _sends(r, cfg, names.index("server->r1"))
     log(f"ch7 WebMUX: {len(rows)} runs in {time.perf_counter() - t0:.1f} s")
     return pl.DataFrame(rows), traces
 

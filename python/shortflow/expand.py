@@ -37,6 +37,7 @@ from .schema import (
     PairsFtpWorkload,
     PoissonFtpWorkload,
     RoundsApp,
+    MuxApp,
     SurgeApp,
     TransitStub,
     FairShareStartup,
@@ -841,6 +842,9 @@ class _Builder:
                 if a.duration is not None:
                     app["duration_s"] = a.duration
                 self.apps.append(app)
+        elif isinstance(a, MuxApp):
+            for n in names:
+                self.apps.append(a.to_core(n))
         elif isinstance(a, TelnetApp):
             for n in names:
                 self.apps.append(
@@ -981,12 +985,12 @@ class _Builder:
 
     def duration(self) -> tuple[float, bool]:
         m = self.m
-        finite = any(isinstance(g.app, (RoundsApp, WebApp)) or (isinstance(g.app, FtpApp) and g.app.size is not None)
+        finite = any(isinstance(g.app, (RoundsApp, WebApp, MuxApp)) or (isinstance(g.app, FtpApp) and g.app.size is not None)
                      for g in m.flows)
         stop = m.stop_when_done if m.stop_when_done is not None else m.duration is None
         if m.duration is None:
             if not finite:
-                self.fail("duration", "required: no application is finite (rounds, web, or ftp with a size), so the run would never be done")
+                self.fail("duration", "required: no application is finite (rounds, web, mux, or ftp with a size), so the run would never be done")
             return m.max_duration, True
         return m.duration, stop
 
@@ -1004,6 +1008,9 @@ def _starts(m: ScenarioModel) -> list[tuple[str, float, str]]:
                 out.append((f"{where}.stagger", a.start + (g.count - 1) * a.stagger, "its last connection starts"))
         elif isinstance(a, (TelnetApp, WebApp, SurgeApp)):
             out.append((f"{where}.start", a.start, "it starts"))
+        elif isinstance(a, MuxApp):
+            k = min(range(len(a.streams)), key=lambda i: a.streams[i].start)
+            out.append((f"{where}.streams[{k}].start", a.streams[k].start, "its first object is requested"))
     for c in m.cross:
         out.append((f"cross.{c.name}.start", c.start, "it starts"))
     return out

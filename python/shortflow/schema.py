@@ -615,6 +615,9 @@ class TcpOptions(Model):
     timestamps: Optional[bool] = None
     #: Path MTU: derives packet_size, header_size and the sink's ack_size left unset.
     mtu: Optional[Annotated[int, Field(ge=1, le=U32_MAX)]] = None
+    #: The sender's socket buffer (bytes, whole segments of it count): the application's
+    #: writes wait while unacknowledged + unsent data fill it. Omitted: none (ns-2).
+    sndbuf: Optional[Bytes] = None
     #: A named set of defaults for every tcp/sink/startup field left out: "linux".
     profile: Optional[Literal["linux"]] = None
 
@@ -1205,6 +1208,37 @@ class WebApp(Model):
         return self
 
 
+class MuxStream(Model):
+    """One object of a multiplexed connection: sendable from ``start`` (its request's
+    arrival at the server), ``size`` bytes, ``priority`` (higher is more urgent)."""
+
+    start: Time = 0.0
+    size: ObjSize
+    priority: Annotated[StrictInt, Field(ge=0, le=U32_MAX)] = 0
+
+
+class MuxApp(Model):
+    """Several object streams on one persistent connection, multiplexed WebMUX-style
+    (thesis §7.1.2.2, ``traffic/webmux.rs``): the server writes the streams' data in
+    chunks into the sender's socket buffer (``tcp.sndbuf``) as acks free room. An object
+    is complete when its last byte reaches the client (the ``objects`` table)."""
+
+    kind: Literal["mux"]
+    streams: Annotated[list[MuxStream], Field(min_length=1)]
+    #: Bytes written per turn of a stream, rounded up to whole segments; default one segment.
+    chunk: Optional[ObjSize] = None
+    #: "priority": the requested stream of the highest priority gets all freed room, equal
+    #: priorities take turns; "round_robin": every requested stream takes turns.
+    policy: Literal["priority", "round_robin"] = "priority"
+
+    def to_core(self, flow: str) -> dict[str, Any]:
+        d: dict[str, Any] = {"kind": "mux", "flow": flow, "policy": self.policy,
+                             "streams": [{"start_s": s.start, "bytes": s.size, "priority": s.priority} for s in self.streams]}
+        if self.chunk is not None:
+            d["chunk_bytes"] = self.chunk
+        return d
+
+
 App = Annotated[
     Union[
         Annotated[RoundsApp, Tag("rounds")],
@@ -1212,6 +1246,7 @@ App = Annotated[
         Annotated[TelnetApp, Tag("telnet")],
         Annotated[WebApp, Tag("web")],
         Annotated[SurgeApp, Tag("surge")],
+        Annotated[MuxApp, Tag("mux")],
     ],
     _tagged(None),
 ]

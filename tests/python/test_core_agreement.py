@@ -141,9 +141,29 @@ def _paths(o: Any, prefix: str = "") -> set[str]:
     return out
 
 
+#: A socket buffer and a multiplexed connection (thesis §7.1.2.2), every field set. Apart
+#: from every_field.toml: that scenario's top-level ``tcp`` reaches its TCP session's
+#: members, which take no socket buffer.
+MUX = """
+name = "mux-every-field"
+duration = "10s"
+[topology]
+kind = "explicit"
+nodes = ["a", "b"]
+links = [{ src = "a", dst = "b", rate = "1Mb", delay = "10ms" }]
+[tcp]
+sndbuf = "8KiB"
+[[flows]]
+name = "m"
+src = "a"
+dst = "b"
+app = { kind = "mux", policy = "round_robin", chunk = "2KiB", streams = [{ start = "0s", size = "20KB", priority = 0 }, { start = "1s", size = "5KB", priority = 1 }] }
+"""
+
+
 def _scenarios() -> list[Scenario]:
     return [load(DATA / "every_field.toml"), Scenario.from_toml(EXPLICIT), Scenario.from_toml(LINUX),
-            Scenario.from_toml(REPLICAS)]
+            Scenario.from_toml(REPLICAS), Scenario.from_toml(MUX)]
 
 
 def test_expand_produces_every_core_field(core) -> None:
@@ -194,10 +214,16 @@ def test_every_schema_field_is_in_the_maximal_scenario() -> None:
     # The Web app's page sources exclude each other: the union of the www groups sets them all.
     webs = [f["app"] for f in raw["flows"] if f.get("app", {}).get("kind") == "web"]
     assert not set(schema.WebApp.model_fields) - set().union(*webs), "every_field.toml: set every WebApp field in a www group"
+    mux = Scenario.from_toml(MUX).raw
     for model, table in tables.items():
         # `at` (per hop) and src/dst exclude each other: each is set in one of the two.
         unset = set(model.model_fields) - set(table) - ({"at"} if "src" in table else {"src", "dst"})
+        if model is schema.TcpOptions:
+            unset -= set(mux["tcp"])  # sndbuf: set in MUX (a session takes none)
         assert not unset, f"{model.__name__}: set these in data/every_field.toml: {sorted(unset)}"
+    for model, table in ((schema.MuxApp, mux["flows"][0]["app"]), (schema.MuxStream, mux["flows"][0]["app"]["streams"][0])):
+        unset = set(model.model_fields) - set(table)
+        assert not unset, f"{model.__name__}: set these in MUX: {sorted(unset)}"
 
 
 def test_python_copies_of_core_defaults(core) -> None:

@@ -123,6 +123,28 @@ def test_fig73a_numbers_come_from_the_runs(report: web.Report) -> None:
     assert {"c7-f73a-rebuild", "c7-f73-skip"} <= {c.id for c in report.claims}
 
 
+def test_webmux_numbers_come_from_the_runs(report: web.Report) -> None:
+    t = pl.read_csv(Path(report.out) / "ch7" / "webmux.csv")
+    assert sorted(t["scheme"].unique().to_list()) == ["priority", "round_robin", "round_robin-8KB"]
+    # The short object's time splits into the buffer's drain and its own part.
+    assert ((t["drain_s"] + t["own_s"] - t["delivered_s"]).abs() < 1e-9).all()
+    assert (t["drain_s"] > 0).all() and (t["buffered_at_request"] == 32).all()
+    ids = {c.id: c for c in report.claims}
+    assert "c7-webmux-not-run" not in ids
+    q = t.filter(pl.col("syn") & (pl.col("buffer") == 20) & (pl.col("scheme") == "priority")).row(0, named=True)
+    assert f"{q['delivered_s']:.2f} s" in ids["c7-webmux"].measured
+    assert f"{q['drain_s']:.2f} s" in ids["c7-webmux-drain"].measured
+    assert all(ids[k].passed is not None for k in ("c7-webmux", "c7-webmux-drain", "c7-webmux-vs-session",
+                                                    "c7-webmux-vs-independent", "c7-webmux-reading"))
+    # Where the connection loses nothing, strict priority is quicker than round robin:
+    # round robin interleaves the long stream's segments with the urgent one's.
+    clean = t.filter(pl.col("retransmits") == 0)
+    assert clean.height > 0
+    for (syn, buf), g in clean.group_by("syn", "buffer"):
+        by = dict(zip(g["scheme"], g["delivered_s"]))
+        assert by["priority"] < by["round_robin"], (syn, buf, by)
+
+
 def test_only_reruns_parts_into_an_earlier_run(report: web.Report, tmp_path: Path) -> None:
     import shutil
 

@@ -839,6 +839,13 @@ pub struct TcpConfig {
     /// (ns-2): those three are taken as given.
     #[serde(default)]
     pub mtu: Option<u32>,
+    /// The sender's socket buffer (bytes): the application may hand the sender data
+    /// only while unacknowledged plus unsent data stay within it (thesis §7.1.2.2, 32 KB
+    /// there); its writes wait for acks to free room. Counted in whole segments
+    /// (`sndbuf / packet_size`, at least one). Unset (ns-2's one-way TCP): no buffer,
+    /// the application's data is all the sender's at once.
+    #[serde(default)]
+    pub sndbuf: Option<u64>,
     /// A named set of defaults for every field left out (`tcp`, `sink`, `startup`):
     /// `"linux"` (docs/defaults.md, "Linux profile"). Resolved when the configuration
     /// is read; the resolved configuration holds every value.
@@ -1536,6 +1543,9 @@ pub enum AppConfig {
     /// Web page downloads between client–server pairs (thesis ch. 4–5, spec part E):
     /// `traffic/web.rs`.
     Web(WebConfig),
+    /// Several object streams multiplexed on one persistent TCP connection (WebMUX
+    /// style, thesis §7.1.2.2): `traffic/webmux.rs`.
+    Mux(MuxConfig),
     /// Constant bit rate over UDP (ns-2 `Application/Traffic/CBR`).
     Cbr {
         flow: String,
@@ -1555,6 +1565,47 @@ pub enum AppConfig {
 /// one per object, the persistent modes keep one open (a fresh one after the server's
 /// idle close). Pages repeat `n_pages` times per pair, `think_s` after the previous
 /// page's last byte.
+/// A WebMUX-style multiplexer (thesis §7.1.2.2, `traffic/webmux.rs`): one TCP flow
+/// carries several object streams; each stream is requested at its `start_s` (at the
+/// server) and the multiplexer writes its data in chunks into the sender's socket
+/// buffer (`tcp.sndbuf`) as room frees, choosing the stream by `policy`. An object is
+/// complete when its last byte reaches the client. Finite: the application is done
+/// when every object has arrived.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MuxConfig {
+    pub flow: String,
+    /// The objects, in any order of `start_s`.
+    pub streams: Vec<MuxStreamConfig>,
+    /// Bytes written per turn of a stream (rounded up to whole segments); default
+    /// (None) one segment.
+    #[serde(default)]
+    pub chunk_bytes: Option<u64>,
+    /// `"priority"` (default): the requested stream of the highest `priority` with
+    /// data gets all freed room, equal priorities take turns chunk by chunk;
+    /// `"round_robin"`: every requested stream with data takes turns, priorities
+    /// ignored.
+    #[serde(default = "d_mux_policy")]
+    pub policy: String,
+}
+
+fn d_mux_policy() -> String {
+    "priority".into()
+}
+
+/// One object of a [`MuxConfig`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MuxStreamConfig {
+    /// When the server has the object to send (its request's arrival), s.
+    #[serde(default)]
+    pub start_s: f64,
+    pub bytes: u64,
+    /// Higher is more urgent (policy `"priority"`). Default 0.
+    #[serde(default)]
+    pub priority: u32,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WebConfig {

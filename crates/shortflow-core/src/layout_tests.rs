@@ -20,7 +20,7 @@ fn per_connection_layouts() {
     // Bounds: the sizes of this build (a test build: `ControlBlock` carries the
     // test-only `Scripted` start-up policy inline, 456 B; 312 B in a release build).
     let rows: [(&str, usize, usize); 8] = [
-        ("TcpConn", size_of::<TcpConn>(), 488), // 464 B before the parked RTO timer's memo (idle) and F-RTO state (lxfeat); 480 before the advertised right edge (web19, sink.reader)
+        ("TcpConn", size_of::<TcpConn>(), 496), // 464 B before the parked RTO timer's memo (idle) and F-RTO state (lxfeat); 480 before the advertised right edge (web19, sink.reader); 488 before the boxed socket buffer (webmux, tcp.sndbuf)
         ("ControlBlock", size_of::<ControlBlock>(), 456),
         ("TcpSink", size_of::<TcpSink>(), 208), // 200 B before the boxed reader (web19, sink.reader)
         ("Link", size_of::<Link>(), 184),

@@ -513,6 +513,7 @@ impl Simulation {
                     r.objects.extend(&rows.objects);
                 }
                 crate::traffic::App::Surge(sg) => sg.rows(names, &mut r.objects),
+                crate::traffic::App::Mux(m) => m.rows(names, &mut r.objects),
                 _ => {}
             }
         }
@@ -528,6 +529,12 @@ impl Simulation {
     }
 
     /// Current simulated time.
+    /// The applications (tests read an application's state after a run).
+    #[cfg(test)]
+    pub(crate) fn apps(&self) -> &crate::traffic::Apps {
+        &self.apps
+    }
+
     pub fn now(&self) -> SimTime {
         self.sched.now()
     }
@@ -692,6 +699,9 @@ impl SessionTable {
         }
         if fl.tcp.rto != crate::config::RtoConfig::Ns2 {
             return Err(err(format!("{f}.tcp.rto"), "linux", "a TCP session keeps one ns-2 RTT estimator and timer (use rto = \"ns2\")"));
+        }
+        if let Some(b) = fl.tcp.sndbuf {
+            return Err(err(format!("{f}.tcp.sndbuf"), b, "a socket buffer is not built for a TCP session's members (the session's scheduler hands out the window); drop `sndbuf` or `session`"));
         }
         let key = (ends.0, ends.1, sc.group.clone());
         if let Some(&k) = self.ix.get(&key) {

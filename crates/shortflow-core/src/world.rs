@@ -26,13 +26,16 @@ pub struct TransferRec {
 }
 
 /// Something an agent tells the applications, handled after the current event.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Notice {
     /// Transfer `transfer` (index into `Shared::transfers`) of `flow` completed.
     TransferDone { flow: u32, transfer: u32 },
     /// The sink of `flow` holds every segment up to `seq` in order (it asked to be told,
     /// `TcpSink::notify_seq`): the client side of a Web connection.
     Delivered { flow: u32, seq: i64 },
+    /// An ack freed room in the socket buffer (`tcp.sndbuf`) of `flow`'s sender, whose
+    /// application watches it (`TcpConn::watch_sndbuf`) and has no blocked write.
+    Writable { flow: u32 },
 }
 
 #[derive(Default)]

@@ -118,7 +118,8 @@ impl ControlBlock {
         if !plain_cc || p.ecn || p.asym_header || detail {
             static_hooks |= hook::SEND;
         }
-        if p.ecn || p.asym_header || detail || every_ack {
+        // A socket buffer (`tcp.sndbuf`): each new ack frees room for the application.
+        if p.ecn || p.asym_header || detail || every_ack || p.sndbuf_pkts.is_some() {
             static_hooks |= hook::ACK;
         }
         if !plain_cc {
@@ -282,7 +283,7 @@ pub(crate) mod hook {
     /// start-up plan's marks, ECN marks, the tcp-asym header, the sent-segment log.
     pub const SEND: u8 = 1;
     /// Per-ack work in `recv` besides ns-2's: the tcp-asym echo, ECN echoes, the
-    /// sent-segment detail, the start-up policy's `on_ack`.
+    /// sent-segment detail, the start-up policy's `on_ack`, the socket buffer's room.
     pub const ACK: u8 = 2;
     /// `send_much` may be held or limited besides ns-2's window and maxburst: a shared
     /// block's scheduler, a plan's pacer or burst limit, a pending burst gap, a rule

@@ -31,3 +31,5 @@ pub(crate) mod rig;
 mod sender_tests;
 #[cfg(test)]
 mod idle_tests;
+#[cfg(test)]
+mod sndbuf_tests;

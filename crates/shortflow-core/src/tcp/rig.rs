@@ -147,6 +147,15 @@ impl Rig {
         self.check_hooks();
     }
 
+    /// At time `t`, connection `k`'s application writes `n` packets without a recorded
+    /// transfer (ns-2 `sendmsg`).
+    pub fn write(&mut self, t: SimTime, k: u32, n: i64) {
+        self.run_to(t);
+        let (mut cx, senders) = self.cx();
+        senders.sendmsg_pkts(&mut cx, k, n);
+        self.check_hooks();
+    }
+
     /// At time `t`, the applications of several session members hand over their
     /// transfers `(k, n)` together (requests arriving in one burst): the session's
     /// scheduler runs once, after all of them.

@@ -88,6 +88,8 @@ pub struct TcpParams {
     pub linux_rto: Option<LinuxRtoParams>,
     /// TCP timestamps (`tcp.timestamps`).
     pub timestamps: bool,
+    /// The socket buffer in segments (`tcp.sndbuf / packet_size`); None: no buffer.
+    pub sndbuf_pkts: Option<i64>,
 }
 
 impl TcpParams {
@@ -154,6 +156,17 @@ impl TcpParams {
                 ));
             }
         }
+        let sndbuf_pkts = match t.sndbuf {
+            None => None,
+            Some(b) if b < t.packet_size as u64 => {
+                return Err(ConfigError::new(
+                    format!("{field}.sndbuf"),
+                    b,
+                    format!("must hold at least one segment (packet_size = {} bytes)", t.packet_size),
+                ));
+            }
+            Some(b) => Some((b / t.packet_size as u64).min(TCP_MAXSEQ as u64) as i64),
+        };
         let linux_rto = match &t.rto {
             RtoConfig::Ns2 => None,
             RtoConfig::Linux { min_s, max_s, init_s } => {
@@ -196,6 +209,7 @@ impl TcpParams {
             recovery: t.recovery,
             linux_rto,
             timestamps: t.timestamps,
+            sndbuf_pkts,
         })
     }
 }
@@ -229,6 +243,21 @@ struct AckDetail {
     rtt: Option<SimTime>,
     rate: Option<crate::tcp::events::RateSample>,
     round_done: bool,
+}
+
+/// The sender's socket buffer (`tcp.sndbuf`): the application's data enters the
+/// sender (`curseq`) only while unacknowledged plus unsent data fit in `cap` segments;
+/// the rest of a write waits (`blocked`) until acks free room. Boxed: a connection
+/// without one carries a null pointer.
+#[derive(Clone, Copy, Debug, Default)]
+struct SndBuf {
+    cap: i64,
+    /// Data segments the application has put into the buffer so far (not the SYN).
+    written: i64,
+    /// Segments of blocked writes, not yet in the buffer.
+    blocked: i64,
+    /// The application wants to hear when room frees (`Notice::Writable`).
+    watch: bool,
 }
 
 struct PendingTransfer {
@@ -335,6 +364,9 @@ pub struct TcpConn {
     /// and RTT sampling replace this connection's own; `output` does not arm its
     /// retransmission timer.
     pub(crate) in_session: bool,
+    /// The socket buffer (`tcp.sndbuf`); None: the application's data is all the
+    /// sender's at once (ns-2).
+    sndbuf: Option<Box<SndBuf>>,
 }
 
 /// Seconds after its start for which a connection's acked packets are recorded
@@ -396,6 +428,7 @@ impl TcpConn {
             tlp_timer: Timer::default(),
             rto_at: None,
             in_session: false,
+            sndbuf: p.sndbuf_pkts.map(|cap| Box::new(SndBuf { cap, ..SndBuf::default() })),
             p,
         }
     }
@@ -507,7 +540,7 @@ impl TcpConn {
     /// (and changes nothing) while data is unacked or a transfer is pending.
     pub fn renew(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) -> bool {
         self.wake(cx);
-        if self.torn_down || !self.transfers.is_empty() || self.highest_ack < self.t_seqno - 1 || self.t_seqno < self.curseq {
+        if self.torn_down || !self.transfers.is_empty() || self.highest_ack < self.t_seqno - 1 || self.t_seqno < self.curseq || self.blocked() > 0 {
             return false;
         }
         self.rtx_timer.cancel();
@@ -535,6 +568,10 @@ impl TcpConn {
         }
         self.torn_down = true;
         self.curseq = self.t_seqno;
+        if let Some(b) = self.sndbuf.as_deref_mut() {
+            b.blocked = 0;
+            b.watch = false;
+        }
         self.closed = true;
         self.rtx_timer.cancel();
         self.rack_timer.cancel();
@@ -575,7 +612,7 @@ impl TcpConn {
         // leaves: inside `advanceby` for a connection of its own, later (from the
         // session's scheduler) for a TCP session's member, whose data then ends one
         // sequence number further.
-        let end_seq = self.curseq - 1 + i64::from(self.in_session && self.p.syn && self.maxseq == -1);
+        let end_seq = self.curseq + self.blocked() - 1 + i64::from(self.in_session && self.p.syn && self.maxseq == -1);
         let f = self.flow as usize;
         if cx.shared.recv_pending.len() <= f {
             cx.shared.recv_pending.resize_with(f + 1, Default::default);
@@ -604,7 +641,12 @@ impl TcpConn {
         if plan.is_active() {
             cb.start_plan(self.agent, plan);
         }
-        if self.curseq <= TCP_MAXSEQ {
+        if self.sndbuf.is_some() {
+            let more = TCP_MAXSEQ - self.curseq - self.blocked();
+            if more > 0 {
+                self.app_write(more);
+            }
+        } else if self.curseq <= TCP_MAXSEQ {
             self.curseq = TCP_MAXSEQ;
         }
         self.send_much(cb, cx, self.p.maxburst);
@@ -613,17 +655,86 @@ impl TcpConn {
     /// ns-2 `sendmsg(n * size)`: more data without a recorded transfer (Telnet).
     pub fn sendmsg_pkts(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, n: i64) {
         self.wake(cx);
-        self.curseq += n;
+        self.app_write(n);
         self.send_much(cb, cx, self.p.maxburst);
     }
 
     /// ns-2.35: tcp.cc `advanceby(delta)`.
     fn advanceby(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, delta: i64) {
-        self.curseq += delta;
+        self.app_write(delta);
         if delta > 0 {
             self.closed = false;
         }
         self.send_much(cb, cx, self.p.maxburst);
+    }
+
+    /// The application writes `n` segments: all of them go to the sender (`curseq`)
+    /// without a socket buffer; with one, what fits, and the rest waits for room.
+    #[inline]
+    fn app_write(&mut self, n: i64) {
+        match self.sndbuf.as_deref_mut() {
+            None => self.curseq += n,
+            Some(b) => {
+                b.blocked += n;
+                self.sndbuf_fill();
+            }
+        }
+    }
+
+    /// Segments of blocked writes waiting for room in the socket buffer (0 without one).
+    #[inline]
+    pub fn blocked(&self) -> i64 {
+        self.sndbuf.as_deref().map_or(0, |b| b.blocked)
+    }
+
+    /// Free room in the socket buffer (segments): its capacity less the data written
+    /// into it and not yet acknowledged. None: no socket buffer (unlimited).
+    pub fn sndbuf_room(&self) -> Option<i64> {
+        let b = self.sndbuf.as_deref()?;
+        Some((b.cap - (b.written - self.acked_pkts() as i64)).max(0))
+    }
+
+    /// Unacknowledged plus unsent data segments in the socket buffer (None: no buffer).
+    pub fn sndbuf_used(&self) -> Option<i64> {
+        let b = self.sndbuf.as_deref()?;
+        Some(b.written - self.acked_pkts() as i64)
+    }
+
+    /// The application wants (`true`) or no longer wants a `Notice::Writable` when an
+    /// ack frees room in the socket buffer. No effect without one.
+    pub fn watch_sndbuf(&mut self, on: bool) {
+        if let Some(b) = self.sndbuf.as_deref_mut() {
+            b.watch = on;
+        }
+    }
+
+    /// Move blocked writes into the socket buffer as far as its room allows. Returns
+    /// the segments moved.
+    fn sndbuf_fill(&mut self) -> i64 {
+        let Some(room) = self.sndbuf_room() else { return 0 };
+        let b = self.sndbuf.as_deref_mut().expect("a socket buffer");
+        let k = room.min(b.blocked);
+        if k <= 0 {
+            return 0;
+        }
+        b.blocked -= k;
+        b.written += k;
+        self.curseq += k;
+        k
+    }
+
+    /// A new ack freed room in the socket buffer: blocked writes move in, and an
+    /// application that watches the buffer hears of the room left. Returns whether the
+    /// sender got more data. Out of line: only a connection with a socket buffer (whose
+    /// block sets `hook::ACK`) calls it.
+    #[inline(never)]
+    fn sndbuf_acked(&mut self, cx: &mut Ctx) -> bool {
+        let moved = self.sndbuf_fill();
+        let b = self.sndbuf.as_deref().expect("a socket buffer");
+        if b.watch && b.blocked == 0 && self.sndbuf_room().unwrap_or(0) > 0 {
+            cx.shared.notices.push(Notice::Writable { flow: self.flow });
+        }
+        moved > 0
     }
 
     // ------------------------------------------------------------------
@@ -1269,6 +1380,13 @@ impl TcpConn {
                 cb.end_plan();
             }
         }
+        // A socket buffer (`hook::ACK`): the acked data frees room for the application's
+        // writes, sent with what this ack releases.
+        let burst = if HOOKED && ackno > ack.prev && self.sndbuf.is_some() && self.sndbuf_acked(cx) {
+            Some(burst.unwrap_or(self.p.maxburst))
+        } else {
+            burst
+        };
         if let Some(maxburst) = burst {
             self.send_much(cb, cx, maxburst);
         }

@@ -343,6 +343,15 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                 finite_apps_left += 1;
                 apps.push(App::Web(Box::new(w)));
             }
+            AppConfig::Mux(mc) => {
+                let fi = flow_of(format!("{f}.flow"), &mc.flow)?;
+                tcp_sender(fi, format!("{f}.flow"))?;
+                claim(fi, format!("{f}.flow"), &mut flow_app)?;
+                let m = super::webmux::build(&f, mc, fi, &flows[fi as usize])?;
+                m.schedule(ai, sched);
+                finite_apps_left += 1;
+                apps.push(App::Mux(Box::new(m)));
+            }
             AppConfig::Cbr { flow, start_s, stop_s, rate_bps, packet_size } => {
                 let fi = flow_of(format!("{f}.flow"), flow)?;
                 let fa = flows[fi as usize];

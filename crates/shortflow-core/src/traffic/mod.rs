@@ -18,6 +18,7 @@ pub mod dist;
 pub mod mux;
 pub mod surge;
 pub mod web;
+pub mod webmux;
 
 use crate::config::RoundTiming;
 use crate::engine::{Event, Scheduler};
@@ -162,6 +163,8 @@ pub enum App {
     Udp(Box<UdpSource>),
     Surge(Box<surge::Surge>),
     Web(Box<web::Web>),
+    /// Object streams multiplexed on one connection (WebMUX style).
+    Mux(Box<webmux::Mux>),
     /// A timed `setwt` on a TCP-session member (`flows[].session.setwt`).
     SetWt { sender: u32, weight: u32 },
 }
@@ -260,6 +263,7 @@ impl Apps {
                 }
             }
             App::Surge(s) => s.event(cx, senders, token),
+            App::Mux(m) => m.event(cx, senders, sinks, token),
             App::SetWt { sender, weight } => {
                 senders.set_weight(*sender, *weight);
                 let b = senders.conns[*sender as usize].cb;
@@ -322,14 +326,29 @@ impl Apps {
         }
     }
 
-    /// A notice for a flow driven by a Web workload (true), handled here with the whole
-    /// context; false: not a Web flow (the caller handles it).
+    /// A notice for a flow driven by a Web workload or a multiplexer (true), handled
+    /// here with the whole context; false: neither (the caller handles it).
     pub fn web_notice(&mut self, cx: &mut Ctx, senders: &mut TcpSenders, sinks: &mut [TcpSink], n: Notice) -> bool {
         let flow = match n {
-            Notice::TransferDone { flow, .. } | Notice::Delivered { flow, .. } => flow,
+            Notice::TransferDone { flow, .. } | Notice::Delivered { flow, .. } | Notice::Writable { flow } => flow,
         };
         let Some(ai) = self.flow_app[flow as usize] else { return false };
-        let App::Web(w) = &mut self.list[ai as usize] else { return false };
+        let w = match &mut self.list[ai as usize] {
+            App::Web(w) => w,
+            App::Mux(m) => {
+                match n {
+                    Notice::Delivered { seq, .. } => {
+                        if m.delivered(cx, sinks, seq) {
+                            self.finite_left = self.finite_left.saturating_sub(1);
+                        }
+                    }
+                    Notice::Writable { .. } => m.write(cx, senders, sinks),
+                    Notice::TransferDone { .. } => {}
+                }
+                return true;
+            }
+            _ => return false,
+        };
         match n {
             Notice::TransferDone { flow, .. } => {
                 if w.transfer_done(cx, senders, flow) {
@@ -341,6 +360,7 @@ impl Apps {
                     self.finite_left = self.finite_left.saturating_sub(1);
                 }
             }
+            Notice::Writable { .. } => {}
         }
         true
     }

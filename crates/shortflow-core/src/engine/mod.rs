@@ -344,6 +344,19 @@ impl Scheduler {
         self.insert(at.0, self.seq, ev);
     }
 
+    /// Schedule `ev` at `at` (as [`Scheduler::at`]), then reserve the next sequence
+    /// number (as [`Scheduler::reserve_seq`]) and return it: a link starting a
+    /// transmission schedules the far-end arrival and reserves its resume at once.
+    #[inline(always)]
+    pub fn at_then_reserve(&mut self, at: SimTime, ev: Event) -> u64 {
+        debug_assert!(at >= self.now, "event scheduled in the past");
+        let at = if at < self.now { self.now } else { at };
+        let seq = self.seq + 1;
+        self.seq = seq + 1;
+        self.insert(at.0, seq, ev);
+        seq + 1
+    }
+
     /// Take the next sequence number without scheduling anything yet: an event that
     /// "would have been scheduled now" can later be inserted with [`Scheduler::at_seq`]
     /// and still fire in the order it would have had (used by lazily scheduled

@@ -699,17 +699,19 @@ impl Heap {
     ///
     /// The smaller child is chosen without a branch (`l + (right < left)`); nodes with
     /// two children are handled in the loop, a last node with a single child after it,
-    /// so the loop needs no "does the right child exist" test.
+    /// so the loop needs no "does the right child exist" test. The bounds are written
+    /// against the last index (`l < last`: both children exist), which lets the
+    /// compiler drop the children's index checks.
     #[inline(always)]
     fn replace_top(&mut self, e: Entry) {
         let key = e.key();
         let h = &mut self.0[..];
-        let n = h.len();
+        let last = h.len().checked_sub(1).expect("non-empty heap");
         let mut i = 0;
         loop {
             let l = 2 * i + 1;
-            if l + 1 >= n {
-                if l < n && h[l].key() < key {
+            if l >= last {
+                if l == last && h[l].key() < key {
                     h[i] = h[l];
                     i = l;
                 }

@@ -156,9 +156,17 @@ impl Network {
     /// Out of line, with the arrival at the link inlined (`link_recv_inline`): a hop
     /// forwarded by a node costs one call, not two (measured on bench a/b, see
     /// docs/architecture.md "Engine").
-    #[inline(never)]
+    #[inline]
     pub fn send_from(&mut self, sched: &mut Scheduler, at: u32, pkt: PktId) {
         let dst = self.pool.get(pkt).dst;
+        self.forward(sched, at, dst, pkt);
+    }
+
+    /// `send_from` for a packet whose destination `dst` the caller has just read (a
+    /// node forwarding an arrival): the packet is not read again before its link.
+    #[inline(never)]
+    fn forward(&mut self, sched: &mut Scheduler, at: u32, dst: u32, pkt: PktId) {
+        debug_assert_eq!(dst, self.pool.get(pkt).dst);
         let l = self.routes.next(at, dst);
         debug_assert!(l != u32::MAX, "no route (checked at build time)");
         self.link_recv_inline(sched, l, pkt);
@@ -318,7 +326,8 @@ impl Network {
         if p.dst == node {
             return Arrival::Deliver { agent: p.dst_agent, pkt };
         }
-        self.send_from(sched, node, pkt);
+        let dst = p.dst;
+        self.forward(sched, node, dst, pkt);
         Arrival::Forwarded
     }
 

@@ -126,65 +126,57 @@ impl Entry {
     }
 }
 
-/// One pending arrival in a lane.
-#[derive(Clone, Copy, Debug)]
-struct LaneEv {
-    time: u64,
-    seq: u64,
-    link: u32,
-    pkt: PktId,
-}
-
 /// A FIFO of arrivals that were all scheduled `delta` ns ahead of the clock (an idle
 /// lane may be taken over by another offset).
 ///
 /// A ring buffer of power-of-two size rather than a `VecDeque`: indices wrap with a
 /// mask, and the key of the newest arrival is kept next to the header, so the
 /// "does it keep the lane sorted" test of `insert_arrival` reads no buffer memory.
-/// The buffer only grows (doubling), so the hot path never allocates.
+/// The arrivals are stored as the heap entries that represent the lane when they
+/// reach its head (`lane_entry`), so the lane's next head goes into the heap as it
+/// is. The buffer only grows (doubling), so the hot path never allocates.
 struct Lane {
-    buf: Box<[LaneEv]>,
+    buf: Box<[Entry]>,
+    /// `buf.len() - 1` (0 while the buffer is empty).
+    mask: usize,
     /// Index of the oldest arrival, and number of arrivals queued.
     head: usize,
     len: usize,
     delta: u64,
-    /// Key of the newest arrival (meaningful while `len > 0`).
+    /// Key of the newest arrival (meaningful while `len > 0`): its time and `sk`
+    /// (all entries of a lane share the low bits of `sk`, so `sk` orders them as
+    /// their sequence numbers do).
     back_time: u64,
-    back_seq: u64,
+    back_sk: u64,
 }
 
 impl Lane {
-    const EMPTY: LaneEv = LaneEv { time: 0, seq: 0, link: 0, pkt: 0 };
+    const EMPTY: Entry = Entry { time: 0, sk: 0, a: 0, b: 0 };
 
     /// An unused lane: no buffer until its first arrival.
     fn new() -> Self {
-        Lane { buf: Box::new([]), head: 0, len: 0, delta: 0, back_time: 0, back_seq: 0 }
+        Lane { buf: Box::new([]), mask: 0, head: 0, len: 0, delta: 0, back_time: 0, back_sk: 0 }
     }
 
     #[inline(always)]
-    fn mask(&self) -> usize {
-        self.buf.len() - 1
-    }
-
-    #[inline(always)]
-    fn push_back(&mut self, e: LaneEv) {
+    fn push_back(&mut self, e: Entry) {
         if self.len == self.buf.len() {
             self.grow();
         }
-        let i = (self.head + self.len) & self.mask();
+        let i = (self.head + self.len) & self.mask;
         self.buf[i] = e;
         self.len += 1;
         self.back_time = e.time;
-        self.back_seq = e.seq;
+        self.back_sk = e.sk;
     }
 
     /// Remove the oldest arrival (the lane must be non-empty; its heap entry carries
-    /// the arrival, see `lane_entry`, so it is not read here); returns the new oldest
-    /// one, if any.
+    /// the arrival, see `lane_entry`, so it is not read here); returns the heap entry
+    /// of the new oldest one, if any.
     #[inline(always)]
-    fn pop_front(&mut self) -> Option<LaneEv> {
+    fn pop_front(&mut self) -> Option<Entry> {
         debug_assert!(self.len > 0, "lane in heap is non-empty");
-        self.head = (self.head + 1) & self.mask();
+        self.head = (self.head + 1) & self.mask;
         self.len -= 1;
         (self.len > 0).then(|| self.buf[self.head])
     }
@@ -197,9 +189,10 @@ impl Lane {
         let n = self.buf.len();
         let mut nb = vec![Self::EMPTY; (2 * n).max(64)].into_boxed_slice();
         for (k, slot) in nb.iter_mut().take(self.len).enumerate() {
-            *slot = self.buf[(self.head + k) & self.mask()];
+            *slot = self.buf[(self.head + k) & self.mask];
         }
         self.buf = nb;
+        self.mask = self.buf.len() - 1;
         self.head = 0;
     }
 }
@@ -214,13 +207,13 @@ fn lane_slot(delta: u64) -> usize {
     (delta.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - LANE_TAB.trailing_zeros())) as usize
 }
 
-/// The heap entry representing lane `h` whose oldest arrival is `e`: keyed by `e`,
-/// and carrying `e`'s link and packet so that popping it needs no lane buffer read
-/// to produce the event. The lane index rides in bits 4..12 of `sk` (`LANE_TAB` is
-/// 2^8); below the sequence number, so the order is unchanged.
+/// The heap entry representing lane `h` whose oldest arrival is `(time, seq, link,
+/// pkt)`: keyed by it, and carrying its link and packet so that popping it needs no
+/// lane buffer read to produce the event. The lane index rides in bits 4..12 of `sk`
+/// (`LANE_TAB` is 2^8); below the sequence number, so the order is unchanged.
 #[inline(always)]
-fn lane_entry(h: usize, e: LaneEv) -> Entry {
-    Entry { time: e.time, sk: e.seq << KIND_BITS | (h as u64) << 4 | K_LANE, a: e.link, b: e.pkt }
+fn lane_entry(h: usize, time: u64, seq: u64, link: u32, pkt: PktId) -> Entry {
+    Entry { time, sk: seq << KIND_BITS | (h as u64) << 4 | K_LANE, a: link, b: pkt }
 }
 const _: () = assert!(LANE_TAB <= 1 << (KIND_BITS - 4), "lane index must fit in sk bits 4..12");
 
@@ -304,7 +297,7 @@ impl Scheduler {
         use std::mem::size_of;
         (self.heap.0.capacity() + self.theap.0.capacity()) * size_of::<Entry>()
             + size_of::<[Lane; LANE_TAB]>()
-            + self.lanes.iter().map(|l| l.buf.len() * size_of::<LaneEv>()).sum::<usize>()
+            + self.lanes.iter().map(|l| l.buf.len() * size_of::<Entry>()).sum::<usize>()
             + self.timers.capacity() * size_of::<TimerSlot>()
     }
 
@@ -342,6 +335,19 @@ impl Scheduler {
         let at = if at < self.now { self.now } else { at };
         self.seq += 1;
         self.insert(at.0, self.seq, ev);
+    }
+
+    /// Schedule `ev` at `at` (as [`Scheduler::at`]), then reserve the next sequence
+    /// number (as [`Scheduler::reserve_seq`]) and return it: a link starting a
+    /// transmission schedules the far-end arrival and reserves its resume at once.
+    #[inline(always)]
+    pub fn at_then_reserve(&mut self, at: SimTime, ev: Event) -> u64 {
+        debug_assert!(at >= self.now, "event scheduled in the past");
+        let at = if at < self.now { self.now } else { at };
+        let seq = self.seq + 1;
+        self.seq = seq + 1;
+        self.insert(at.0, seq, ev);
+        seq + 1
     }
 
     /// Take the next sequence number without scheduling anything yet: an event that
@@ -432,11 +438,11 @@ impl Scheduler {
                 debug_assert!({
                     let l = &self.lanes[h];
                     let e = l.buf[l.head];
-                    e.time == top.time && e.seq == top.seq() && e.link == top.a && e.pkt == top.b
+                    e.time == top.time && e.sk == top.sk && e.a == top.a && e.b == top.b
                 });
                 match self.lanes[h].pop_front() {
                     // The lane's next arrival becomes its representative.
-                    Some(n) => self.heap.replace_top(lane_entry(h, n)),
+                    Some(n) => self.heap.replace_top(n),
                     None => self.heap.remove_top(),
                 }
                 Event::Arrive { link: top.a, pkt: top.b }
@@ -505,14 +511,14 @@ impl Scheduler {
         let delta = time.wrapping_sub(self.now.0);
         let h = lane_slot(delta);
         let lane = &mut self.lanes[h];
+        let e = lane_entry(h, time, seq, link, pkt);
         if lane.len == 0 {
             // An idle lane (never used, or drained) is taken over for this offset.
             lane.delta = delta;
-            let e = LaneEv { time, seq, link, pkt };
             lane.push_back(e);
-            self.heap.push(lane_entry(h, e));
-        } else if lane.delta == delta && (lane.back_time, lane.back_seq) < (time, seq) {
-            lane.push_back(LaneEv { time, seq, link, pkt });
+            self.heap.push(e);
+        } else if lane.delta == delta && (lane.back_time, lane.back_sk) < (time, e.sk) {
+            lane.push_back(e);
         } else {
             // Another offset's busy lane, or out of lane order: an ordinary heap entry
             // (still exact, just slower).
@@ -693,17 +699,19 @@ impl Heap {
     ///
     /// The smaller child is chosen without a branch (`l + (right < left)`); nodes with
     /// two children are handled in the loop, a last node with a single child after it,
-    /// so the loop needs no "does the right child exist" test.
+    /// so the loop needs no "does the right child exist" test. The bounds are written
+    /// against the last index (`l < last`: both children exist), which lets the
+    /// compiler drop the children's index checks.
     #[inline(always)]
     fn replace_top(&mut self, e: Entry) {
         let key = e.key();
         let h = &mut self.0[..];
-        let n = h.len();
+        let last = h.len().checked_sub(1).expect("non-empty heap");
         let mut i = 0;
         loop {
             let l = 2 * i + 1;
-            if l + 1 >= n {
-                if l < n && h[l].key() < key {
+            if l >= last {
+                if l == last && h[l].key() < key {
                     h[i] = h[l];
                     i = l;
                 }

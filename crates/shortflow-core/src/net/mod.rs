@@ -9,15 +9,17 @@ pub mod link;
 pub mod packet;
 pub mod queue;
 pub mod routing;
+pub mod udp_rx;
 
 use crate::engine::{Event, PktId, Scheduler};
 use crate::error::ConfigError;
 use crate::net::element::{AnyElement, ElemCtx, Verdict, NO_ELEM};
 use crate::names::Names;
 use crate::net::link::Link;
-use crate::net::packet::PacketPool;
+use crate::net::packet::{PacketPool, PktKind};
 use crate::net::queue::{Dropped, QueueCtx};
 use crate::net::routing::Routes;
+use crate::net::udp_rx::UdpRx;
 use crate::results::PacketTrace;
 use crate::rng::Rng;
 use crate::time::SimTime;
@@ -53,6 +55,8 @@ pub struct Network {
     pub elements: Vec<AnyElement>,
     /// Packets an element released on its last timer (reused).
     released: Vec<PktId>,
+    /// The UDP sinks' counters; deliveries to them may be elided (`udp_rx`).
+    pub udp: UdpRx,
 }
 
 impl Network {
@@ -69,6 +73,7 @@ impl Network {
             drops: Vec::with_capacity(16),
             elements: Vec::new(),
             released: Vec::new(),
+            udp: UdpRx::default(),
         }
     }
 
@@ -257,7 +262,8 @@ impl Network {
     #[inline(always)]
     fn start_tx(&mut self, sched: &mut Scheduler, l: u32, p: PktId) {
         let now = sched.now();
-        let size = self.pool.get(p).size;
+        let pk = self.pool.get(p);
+        let (size, udp) = (pk.size, pk.kind == PktKind::Udp);
         let link = &mut self.links[l as usize];
         let txt = link.tx_time(size);
         link.busy_until = now + txt;
@@ -265,7 +271,11 @@ impl Network {
         link.bytes_departed += size as u64;
         let traced = link.traced();
         // ns-2 order: the arrival downstream is scheduled before the queue's resume.
-        sched.at(now + txt + link.delay, Event::Arrive { link: l, pkt: p });
+        let at = now + txt + link.delay;
+        if !(udp && self.elide_udp_arrival(sched, l, p, at)) {
+            sched.at(at, Event::Arrive { link: l, pkt: p });
+        }
+        let link = &mut self.links[l as usize];
         link.resume_seq = sched.reserve_seq();
         if !link.queue.is_empty() {
             link.txdone_pending = true;
@@ -274,6 +284,28 @@ impl Network {
         if traced {
             self.trace_pkt(now, b'-', l, p);
         }
+    }
+
+    /// A UDP datagram `p` starts on link `l` and reaches the far node at `at`: if that
+    /// node is its destination, its agent a UDP sink and the arrival has nothing else to
+    /// do (`Link::arrive_hooks` clear: no trace line, loss or element), credit the sink
+    /// now, free the packet and take the arrival's sequence number without scheduling
+    /// it (true). See `udp_rx` and docs/architecture.md, "Elided UDP deliveries". Out of
+    /// line: TCP packets do not come here.
+    #[inline(never)]
+    fn elide_udp_arrival(&mut self, sched: &mut Scheduler, l: u32, p: PktId, at: SimTime) -> bool {
+        let link = &self.links[l as usize];
+        let pk = self.pool.get(p);
+        if link.arrive_hooks() || pk.dst != link.dst {
+            return false;
+        }
+        let Some(k) = self.udp.elidable(pk.flow, pk.dst_agent) else { return false };
+        let size = pk.size;
+        let pos = (sched.now(), sched.current_seq());
+        let seq = sched.reserve_seq();
+        self.udp.credit_ahead(k, pos, at, seq, size);
+        self.pool.free(p);
+        true
     }
 
     /// The transmitter of link `l` became free (ns-2 `Queue::resume`). Always inlined

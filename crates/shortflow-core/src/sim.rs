@@ -173,6 +173,7 @@ impl Simulation {
                 err(field, name, format!("unknown gateway{}", suggest(name, cfg.gateways.iter().map(|g| &g.name))))
             })
         };
+        let mut has_udp_sink = vec![false; net.node_names.len()];
         for (i, fl) in cfg.flows.iter().enumerate() {
             let f = format!("flows[{i}]");
             if fl.name.is_empty() {
@@ -196,12 +197,18 @@ impl Simulation {
                     check_route(&net, &f, fl, s, d, false)?;
                     let agent = b.agents.len() as u32;
                     let ui = net.udp.add_sink(i as u32, agent);
+                    if has_udp_sink.len() <= d as usize {
+                        has_udp_sink.resize(d as usize + 1, false);
+                    }
+                    has_udp_sink[d as usize] = true;
                     b.agents.push(AgentRef::UdpSink(ui));
                     b.flows.push(FlowAgents { sender: None, sink: None, udp_sink: Some(ui) });
                     b.infos.push(FlowInfo { sender: None, udp_agent: Some(agent), src: s, dst: d, packet_size: fl.tcp.packet_size, sink: None, header_size: fl.tcp.header_size, syn: fl.tcp.syn });
                 }
             }
         }
+        net.udp.finish(net.links.iter().map(|l| l.dst), &has_udp_sink);
+        drop(has_udp_sink);
         for (k, r) in cfg.replicas.iter().enumerate() {
             let f = format!("replicas[{k}]");
             // The connection's settings are validated once; each copy gets its own

@@ -67,6 +67,10 @@ fn udp_cross_traffic_results_are_unchanged() {
     let mut c = base.clone();
     *link_mut(&mut c, "r2", "e0") = json!({"src": "r2", "dst": "e0", "rate_bps": 40000.0, "delay_s": 0.002, "duplex": true, "queue": {"kind": "drop_tail", "limit_pkts": 3}});
     cases.push(("queued last hop", c));
+    // A long last hop: dozens of datagrams in flight on it (the sink's ring grows).
+    let mut c = base.clone();
+    link_mut(&mut c, "r2", "e5")["delay_s"] = json!(0.8);
+    cases.push(("long last hop", c));
     // Random loss on one last hop and a pacer at another destination: those arrivals
     // have work to do and stay events.
     let mut c = base.clone();
@@ -95,6 +99,7 @@ fn results_read_with_datagrams_in_the_air_are_unchanged() {
     // elided arrival due exactly at the stop counts: events at the stop time fire).
     let mut cfg = pareto();
     cfg["duration_s"] = json!(20.0);
+    link_mut(&mut cfg, "r2", "e5")["delay_s"] = json!(0.8);
     let mut plain = build(&cfg, false);
     let mut times = Vec::new();
     while plain.run_until_events(crate::time::SimTime::MAX, plain.sched.fired + 1) {
@@ -112,6 +117,7 @@ fn results_read_with_datagrams_in_the_air_are_unchanged() {
         assert!(text(&plain) == text(&elided), "results differ at {t:?}");
     }
     assert!(elided.net.udp.elided > 0);
+    assert!(elided.net.udp.grown > 0, "the long hop's sink never held more than a ring");
 }
 
 #[test]

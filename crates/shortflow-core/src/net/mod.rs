@@ -272,7 +272,7 @@ impl Network {
         let traced = link.traced();
         // ns-2 order: the arrival downstream is scheduled before the queue's resume.
         let at = now + txt + link.delay;
-        if !(udp && self.elide_udp_arrival(sched, l, p, at)) {
+        if !(udp && self.udp.last_hop(l) && self.elide_udp_arrival(sched, l, p, at)) {
             sched.at(at, Event::Arrive { link: l, pkt: p });
         }
         let link = &mut self.links[l as usize];
@@ -291,7 +291,7 @@ impl Network {
     /// do (`Link::arrive_hooks` clear: no trace line, loss or element), credit the sink
     /// now, free the packet and take the arrival's sequence number without scheduling
     /// it (true). See `udp_rx` and docs/architecture.md, "Elided UDP deliveries". Out of
-    /// line: TCP packets do not come here.
+    /// line: only datagrams on a link into a node with a UDP sink come here.
     #[inline(never)]
     fn elide_udp_arrival(&mut self, sched: &mut Scheduler, l: u32, p: PktId, at: SimTime) -> bool {
         let link = &self.links[l as usize];

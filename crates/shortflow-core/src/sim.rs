@@ -10,6 +10,7 @@ use crate::config::*;
 use crate::engine::{Event, PktId, Scheduler};
 use crate::error::{err, positive_time_s, suggest, time_s, ConfigError};
 use crate::net::build::{build_network, find_node, Topology};
+use crate::net::udp_rx::LoopPosition;
 use crate::net::{Arrival, Network};
 use crate::results::*;
 use crate::rng::Rng;
@@ -25,6 +26,9 @@ use crate::world::{Ctx, Notice, Shared};
 
 #[path = "sim_memory.rs"]
 mod memory;
+#[cfg(test)]
+#[path = "sim_udp_tests.rs"]
+mod udp_tests;
 
 /// Which table an agent index points into.
 #[derive(Clone, Copy, Debug)]
@@ -45,20 +49,13 @@ struct FlowAgents {
     udp_sink: Option<u32>,
 }
 
-#[derive(Default, Clone, Copy)]
-struct UdpSinkStat {
-    pkts: u64,
-    bytes: u64,
-}
-
-impl UdpSinkStat {
-    #[inline]
-    fn recv(&mut self, cx: &mut Ctx, pkt: PktId) {
-        let size = cx.net.pool.get(pkt).size;
-        cx.net.pool.free(pkt);
-        self.pkts += 1;
-        self.bytes += size as u64;
-    }
+/// A packet delivered to UDP sink `k` (its counters are the network's, `net::udp_rx`:
+/// most deliveries are credited there when their last hop starts, without this event).
+#[inline]
+fn udp_sink_recv(cx: &mut Ctx, k: u32, pkt: PktId) {
+    let size = cx.net.pool.get(pkt).size;
+    cx.net.pool.free(pkt);
+    cx.net.udp.recv(k, size);
 }
 
 /// A built, runnable simulation.
@@ -69,11 +66,14 @@ pub struct Simulation {
     shared: Shared,
     senders: TcpSenders,
     sinks: Vec<TcpSink>,
-    udp_sinks: Vec<UdpSinkStat>,
     agents: Vec<AgentRef>,
     apps: Apps,
     flows: Vec<FlowAgents>,
     stop: SimTime,
+    /// Every event at or before this time has fired (the last `run_until` that ran
+    /// dry): with `now` and the current sequence number, tells which elided UDP
+    /// arrivals have happened when results are read (`net::udp_rx`).
+    drained_to: Option<SimTime>,
 }
 
 /// Build and run in one call.
@@ -129,7 +129,7 @@ impl Simulation {
     /// Validate `cfg` and build the topology, agents and applications.
     pub fn new(cfg: SimConfig) -> Result<Simulation, ConfigError> {
         let stop = positive_time_s("duration_s", cfg.duration_s)?;
-        let Topology { net, node_ix, node_addr, replicas } = build_network(&cfg)?;
+        let Topology { mut net, node_ix, node_addr, replicas } = build_network(&cfg)?;
         let node = |field: String, name: &str| -> Result<u32, ConfigError> { find_node(&cfg, &node_ix, &replicas, field, name) };
         let (paths, gw_ix) = PathRegistry::from_config(&cfg.paths, &cfg.gateways)?;
         // ---- flows and agents: the explicit flows, then every replica's copies
@@ -161,7 +161,6 @@ impl Simulation {
         let mut b = AgentBuild {
             senders: TcpSenders::with_capacity(n_tcp),
             sinks: Vec::with_capacity(n_tcp),
-            udp_sinks: Vec::with_capacity(n_flows - n_tcp),
             agents: Vec::with_capacity(n_tcp * 2 + (n_flows - n_tcp)),
             flows: Vec::with_capacity(n_flows),
             infos: Vec::with_capacity(n_flows),
@@ -174,6 +173,7 @@ impl Simulation {
                 err(field, name, format!("unknown gateway{}", suggest(name, cfg.gateways.iter().map(|g| &g.name))))
             })
         };
+        let mut has_udp_sink = vec![false; net.node_names.len()];
         for (i, fl) in cfg.flows.iter().enumerate() {
             let f = format!("flows[{i}]");
             if fl.name.is_empty() {
@@ -195,15 +195,20 @@ impl Simulation {
                 }
                 Transport::Udp => {
                     check_route(&net, &f, fl, s, d, false)?;
-                    let ui = b.udp_sinks.len() as u32;
-                    b.udp_sinks.push(UdpSinkStat::default());
                     let agent = b.agents.len() as u32;
+                    let ui = net.udp.add_sink(i as u32, agent);
+                    if has_udp_sink.len() <= d as usize {
+                        has_udp_sink.resize(d as usize + 1, false);
+                    }
+                    has_udp_sink[d as usize] = true;
                     b.agents.push(AgentRef::UdpSink(ui));
                     b.flows.push(FlowAgents { sender: None, sink: None, udp_sink: Some(ui) });
                     b.infos.push(FlowInfo { sender: None, udp_agent: Some(agent), src: s, dst: d, packet_size: fl.tcp.packet_size, sink: None, header_size: fl.tcp.header_size, syn: fl.tcp.syn });
                 }
             }
         }
+        net.udp.finish(net.links.iter().map(|l| l.dst), &has_udp_sink);
+        drop(has_udp_sink);
         for (k, r) in cfg.replicas.iter().enumerate() {
             let f = format!("replicas[{k}]");
             // The connection's settings are validated once; each copy gets its own
@@ -220,7 +225,7 @@ impl Simulation {
                 b.tcp_flow(&cfg, &net, &node_addr, &f, &name, rn.hosts(i), &template, p.clone(), sink_params.clone(), &resolve_gateway)?;
             }
         }
-        let AgentBuild { mut senders, sinks, udp_sinks, mut agents, flows, infos, sessions, .. } = b;
+        let AgentBuild { mut senders, sinks, mut agents, flows, infos, sessions, .. } = b;
         sessions.finish(&mut senders)?;
         // ---- applications
         let mut sched = Scheduler::new();
@@ -241,11 +246,11 @@ impl Simulation {
             shared,
             senders,
             sinks,
-            udp_sinks,
             agents,
             apps,
             flows,
             stop,
+            drained_to: None,
         })
     }
 
@@ -301,13 +306,14 @@ impl Simulation {
                 return true;
             }
         }
+        self.drained_to = Some(until);
         self.sched.advance_to(until);
         until < self.stop
     }
 
     #[inline]
     fn dispatch(&mut self, ev: Event) {
-        let Simulation { sched, net, shared, senders, sinks, udp_sinks, agents, apps, .. } = self;
+        let Simulation { sched, net, shared, senders, sinks, agents, apps, .. } = self;
         // The context is built in the branches that hand it on, not for every event:
         // built up front, it was stored to the stack on every event (~6 instructions),
         // though most events (arrivals forwarded by a node, TxDone) never use it.
@@ -326,7 +332,7 @@ impl Simulation {
                             if let AgentRef::Sender(i) = r {
                                 senders.recv(&mut cx, i, pkt)
                             } else {
-                                Self::deliver_other(&mut cx, senders, sinks, udp_sinks, apps, r, pkt)
+                                Self::deliver_other(&mut cx, senders, sinks, apps, r, pkt)
                             }
                         }
                     }
@@ -343,7 +349,7 @@ impl Simulation {
             }
             Event::App { app, token } => apps.event(&mut Ctx { sched, net, shared }, senders, sinks, app, token),
             Event::Element { elem, token } => {
-                Self::element_event(&mut Ctx { sched, net, shared }, senders, sinks, udp_sinks, agents, apps, elem, token)
+                Self::element_event(&mut Ctx { sched, net, shared }, senders, sinks, agents, apps, elem, token)
             }
         }
     }
@@ -355,7 +361,6 @@ impl Simulation {
         cx: &mut Ctx,
         senders: &mut TcpSenders,
         sinks: &mut [TcpSink],
-        udp_sinks: &mut [UdpSinkStat],
         apps: &mut Apps,
         r: AgentRef,
         pkt: PktId,
@@ -363,7 +368,7 @@ impl Simulation {
         match r {
             AgentRef::Sender(i) => senders.recv(cx, i, pkt),
             AgentRef::Sink(i) => sinks[i as usize].recv(cx, pkt),
-            AgentRef::UdpSink(i) => udp_sinks[i as usize].recv(cx, pkt),
+            AgentRef::UdpSink(i) => udp_sink_recv(cx, i, pkt),
             AgentRef::WebServer(a) => apps.web_recv(cx, senders, sinks, a, pkt),
         }
     }
@@ -379,7 +384,6 @@ impl Simulation {
         cx: &mut Ctx,
         senders: &mut TcpSenders,
         sinks: &mut [TcpSink],
-        udp_sinks: &mut [UdpSinkStat],
         agents: &[AgentRef],
         apps: &mut Apps,
         elem: u32,
@@ -391,7 +395,7 @@ impl Simulation {
                 match agents[agent as usize] {
                     AgentRef::Sender(i) => senders.recv(cx, i, pkt),
                     AgentRef::Sink(i) => sinks[i as usize].recv(cx, pkt),
-                    AgentRef::UdpSink(i) => udp_sinks[i as usize].recv(cx, pkt),
+                    AgentRef::UdpSink(i) => udp_sink_recv(cx, i, pkt),
                     AgentRef::WebServer(a) => apps.web_recv(cx, senders, sinks, a, pkt),
                 }
             }
@@ -449,6 +453,7 @@ impl Simulation {
             tt.delivered_s.push(t.delivered.map_or(f64::NAN, |d| d.as_secs_f64()));
         }
         let mut reported_cbs = std::collections::HashSet::new();
+        let pos = self.loop_position();
         for (i, fa) in self.flows.iter().enumerate() {
             let ft = &mut r.flows;
             ft.flow.push(&names[i]);
@@ -473,16 +478,16 @@ impl Simulation {
                 ft.start_s.push(s.conn_start.map_or(f64::NAN, |t| t.as_secs_f64()));
                 ft.acked_by_s.push(&s.acked_by_s());
             } else {
-                let u = fa.udp_sink.map(|u| self.udp_sinks[u as usize]).unwrap_or_default();
+                let (u_pkts, u_bytes) = fa.udp_sink.map_or((0, 0), |u| self.net.udp.received(u, &pos));
                 let sent = self.apps.udp_sent(i);
                 ft.transport.push("udp");
                 ft.data_pkts_sent.push(sent);
-                ft.bytes_acked.push(u.bytes);
+                ft.bytes_acked.push(u_bytes);
                 ft.push_counters(&Default::default());
                 ft.fast_retransmits.push(0);
                 ft.final_cwnd.push(f64::NAN);
                 ft.final_ssthresh.push(f64::NAN);
-                ft.pkts_received.push(u.pkts);
+                ft.pkts_received.push(u_pkts);
                 ft.false_retx.push(0);
                 ft.start_s.push(f64::NAN);
                 ft.acked_by_s.push(&[]);
@@ -528,6 +533,11 @@ impl Simulation {
         r
     }
 
+    /// Where the event loop stands (which elided UDP arrivals have happened).
+    fn loop_position(&self) -> LoopPosition {
+        LoopPosition { now: self.sched.now(), seq: self.sched.current_seq(), drained_to: self.drained_to }
+    }
+
     /// Current simulated time.
     /// The applications (tests read an application's state after a run).
     #[cfg(test)]
@@ -544,7 +554,6 @@ impl Simulation {
 struct AgentBuild {
     senders: TcpSenders,
     sinks: Vec<TcpSink>,
-    udp_sinks: Vec<UdpSinkStat>,
     agents: Vec<AgentRef>,
     flows: Vec<FlowAgents>,
     infos: Vec<FlowInfo>,

@@ -5,7 +5,7 @@
 
 use std::mem::size_of;
 
-use super::{AgentRef, FlowAgents, Simulation, UdpSinkStat};
+use super::{AgentRef, FlowAgents, Simulation};
 use crate::net::link::Link;
 use crate::tcp::control::ControlBlock;
 use crate::tcp::sender::TcpConn;
@@ -25,7 +25,7 @@ impl Simulation {
             ("tcp senders: transfers, sent logs, SACK", s.conns.iter().map(TcpConn::heap_bytes).sum()),
             ("control blocks", s.cbs.capacity() * size_of::<ControlBlock>()),
             ("tcp sinks", self.sinks.capacity() * size_of::<TcpSink>() + self.sinks.iter().map(TcpSink::heap_bytes).sum::<usize>()),
-            ("udp sinks", self.udp_sinks.capacity() * size_of::<UdpSinkStat>()),
+            ("udp sinks", net.udp.memory_bytes()),
             ("agents and flows", self.agents.capacity() * size_of::<AgentRef>() + self.flows.capacity() * size_of::<FlowAgents>()),
             ("links", net.links.capacity() * size_of::<Link>()),
             ("queue buffers", links_heap),

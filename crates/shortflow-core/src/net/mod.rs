@@ -9,15 +9,17 @@ pub mod link;
 pub mod packet;
 pub mod queue;
 pub mod routing;
+pub mod udp_rx;
 
 use crate::engine::{Event, PktId, Scheduler};
 use crate::error::ConfigError;
 use crate::net::element::{AnyElement, ElemCtx, Verdict, NO_ELEM};
 use crate::names::Names;
 use crate::net::link::Link;
-use crate::net::packet::PacketPool;
+use crate::net::packet::{PacketPool, PktKind};
 use crate::net::queue::{Dropped, QueueCtx};
 use crate::net::routing::Routes;
+use crate::net::udp_rx::UdpRx;
 use crate::results::PacketTrace;
 use crate::rng::Rng;
 use crate::time::SimTime;
@@ -53,6 +55,8 @@ pub struct Network {
     pub elements: Vec<AnyElement>,
     /// Packets an element released on its last timer (reused).
     released: Vec<PktId>,
+    /// The UDP sinks' counters; deliveries to them may be elided (`udp_rx`).
+    pub udp: UdpRx,
 }
 
 impl Network {
@@ -69,6 +73,7 @@ impl Network {
             drops: Vec::with_capacity(16),
             elements: Vec::new(),
             released: Vec::new(),
+            udp: UdpRx::default(),
         }
     }
 
@@ -196,7 +201,7 @@ impl Network {
     fn link_recv_inline(&mut self, sched: &mut Scheduler, l: u32, pkt: PktId) {
         let now = sched.now();
         let seq = sched.current_seq();
-        let Network { links, pool, .. } = self;
+        let Network { links, pool, udp, .. } = self;
         let link = &mut links[l as usize];
         link.arrivals += 1;
         let busy = link.busy(now, seq);
@@ -205,7 +210,7 @@ impl Network {
             // Idle link, empty DropTail: enqueue + dequeue would hand this very packet
             // to the transmitter (see `Link::passthrough`); skip the queue's ring buffer.
             // The queue stays empty: no resume event to schedule.
-            Self::start_tx::<true>(link, pool, sched, l, pkt);
+            Self::start_tx::<true>(link, pool, udp, sched, l, pkt);
             if traced {
                 self.trace_pkt(now, b'+', l, pkt);
                 self.trace_pkt(now, b'-', l, pkt);
@@ -217,12 +222,12 @@ impl Network {
         } else if traced {
             self.trace_pkt(now, b'+', l, pkt);
         }
-        let Network { links, pool, .. } = self;
+        let Network { links, pool, udp, .. } = self;
         let link = &mut links[l as usize];
         if !busy && !link.txdone_pending {
             // Idle transmitter: start at once (ns-2: !blocked_ -> deque -> DelayLink).
             if let Some(p) = link.queue.dequeue(now, pool) {
-                Self::start_tx::<false>(link, pool, sched, l, p);
+                Self::start_tx::<false>(link, pool, udp, sched, l, p);
                 if link.traced() {
                     self.trace_pkt(now, b'-', l, p);
                 }
@@ -282,19 +287,54 @@ impl Network {
     /// cost more than its body (measured: with `tx_done`'s, ~+8% on bench a together
     /// with fat LTO). Takes the link and the pool apart so the link is indexed once.
     #[inline(always)]
-    fn start_tx<const QUEUE_EMPTY: bool>(link: &mut Link, pool: &PacketPool, sched: &mut Scheduler, l: u32, p: PktId) {
+    fn start_tx<const QUEUE_EMPTY: bool>(
+        link: &mut Link,
+        pool: &mut PacketPool,
+        udp: &mut UdpRx,
+        sched: &mut Scheduler,
+        l: u32,
+        p: PktId,
+    ) {
         let now = sched.now();
-        let size = pool.get(p).size;
+        let pk = pool.get(p);
+        let (size, is_udp) = (pk.size, pk.kind == PktKind::Udp);
         let txt = link.tx_time(size);
         link.busy_until = now + txt;
         link.departures += 1;
         link.bytes_departed += size as u64;
-        // ns-2 order: the arrival downstream is scheduled before the queue's resume.
-        link.resume_seq = sched.at_then_reserve(now + txt + link.delay, Event::Arrive { link: l, pkt: p });
+        // ns-2 order: the arrival downstream is scheduled before the queue's resume. An
+        // elided UDP delivery takes the arrival's number without scheduling it.
+        let at = now + txt + link.delay;
+        link.resume_seq = if is_udp && udp.last_hop(l) && Self::elide_udp_arrival(link, pool, udp, sched, p, at) {
+            sched.reserve_seq()
+        } else {
+            sched.at_then_reserve(at, Event::Arrive { link: l, pkt: p })
+        };
         if !QUEUE_EMPTY && !link.queue.is_empty() {
             link.txdone_pending = true;
             sched.at_seq(link.busy_until, link.resume_seq, Event::TxDone { link: l });
         }
+    }
+
+    /// A UDP datagram `p` starts on link `l` and reaches the far node at `at`: if that
+    /// node is its destination, its agent a UDP sink and the arrival has nothing else to
+    /// do (`Link::arrive_hooks` clear: no trace line, loss or element), credit the sink
+    /// now, free the packet and take the arrival's sequence number without scheduling
+    /// it (true); `link` is the one `p` starts on. See `udp_rx` and docs/architecture.md, "Elided UDP deliveries". Out of
+    /// line: only datagrams on a link into a node with a UDP sink come here.
+    #[inline(never)]
+    fn elide_udp_arrival(link: &Link, pool: &mut PacketPool, udp: &mut UdpRx, sched: &mut Scheduler, p: PktId, at: SimTime) -> bool {
+        let pk = pool.get(p);
+        if link.arrive_hooks() || pk.dst != link.dst {
+            return false;
+        }
+        let Some(k) = udp.elidable(pk.flow, pk.dst_agent) else { return false };
+        let size = pk.size;
+        let pos = (sched.now(), sched.current_seq());
+        let seq = sched.reserve_seq();
+        udp.credit_ahead(k, pos, at, seq, size);
+        pool.free(p);
+        true
     }
 
     /// The transmitter of link `l` became free (ns-2 `Queue::resume`). Always inlined
@@ -302,11 +342,11 @@ impl Network {
     #[inline(always)]
     pub fn tx_done(&mut self, sched: &mut Scheduler, l: u32) {
         let now = sched.now();
-        let Network { links, pool, .. } = self;
+        let Network { links, pool, udp, .. } = self;
         let link = &mut links[l as usize];
         link.txdone_pending = false;
         if let Some(p) = link.queue.dequeue(now, pool) {
-            Self::start_tx::<false>(link, pool, sched, l, p);
+            Self::start_tx::<false>(link, pool, udp, sched, l, p);
             if link.traced() {
                 self.trace_pkt(now, b'-', l, p);
             }

@@ -6,7 +6,7 @@
 use std::mem::size_of;
 
 use super::{AgentRef, FlowAgents, Simulation, UdpSinkStat};
-use crate::net::link::Link;
+use crate::net::link::{Link, LinkClass};
 use crate::tcp::control::ControlBlock;
 use crate::tcp::sender::TcpConn;
 use crate::tcp::sink::TcpSink;
@@ -27,7 +27,7 @@ impl Simulation {
             ("tcp sinks", self.sinks.capacity() * size_of::<TcpSink>() + self.sinks.iter().map(TcpSink::heap_bytes).sum::<usize>()),
             ("udp sinks", self.udp_sinks.capacity() * size_of::<UdpSinkStat>()),
             ("agents and flows", self.agents.capacity() * size_of::<AgentRef>() + self.flows.capacity() * size_of::<FlowAgents>()),
-            ("links", net.links.capacity() * size_of::<Link>()),
+            ("links", net.links.capacity() * size_of::<Link>() + net.link_classes.capacity() * size_of::<LinkClass>()),
             ("queue buffers", links_heap),
             ("node names", net.node_names.memory_bytes()),
             ("node addresses", sh.node_addr.capacity() * 4),

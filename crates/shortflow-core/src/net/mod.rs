@@ -14,7 +14,7 @@ use crate::engine::{Event, PktId, Scheduler};
 use crate::error::ConfigError;
 use crate::net::element::{AnyElement, ElemCtx, Verdict, NO_ELEM};
 use crate::names::Names;
-use crate::net::link::Link;
+use crate::net::link::{Link, LinkClass};
 use crate::net::packet::PacketPool;
 use crate::net::queue::{Dropped, QueueCtx};
 use crate::net::routing::Routes;
@@ -39,6 +39,8 @@ pub enum Arrival {
 pub struct Network {
     pub pool: PacketPool,
     pub links: Vec<Link>,
+    /// What links of one rate and delay share (`Link::class`).
+    pub link_classes: Vec<LinkClass>,
     pub node_names: Names,
     /// Static routes: `routes.route(node, dst)` is the outgoing link towards `dst`.
     pub routes: Routes,
@@ -56,11 +58,14 @@ pub struct Network {
 }
 
 impl Network {
-    /// A network over `links` between nodes named `node_names`, with static `routes`.
-    pub fn new(links: Vec<Link>, node_names: Names, routes: Routes, queue_rng: Rng, trace: Option<PacketTrace>) -> Network {
+    /// A network over `links` (of classes `link_classes`) between nodes named
+    /// `node_names`, with static `routes`.
+    pub fn new(links: Vec<Link>, link_classes: Vec<LinkClass>, node_names: Names, routes: Routes, queue_rng: Rng, trace: Option<PacketTrace>) -> Network {
+        debug_assert!(links.iter().all(|l| (l.class as usize) < link_classes.len()));
         Network {
             pool: PacketPool::new(),
             links,
+            link_classes,
             node_names,
             routes,
             queue_rng,
@@ -259,13 +264,15 @@ impl Network {
         let now = sched.now();
         let size = self.pool.get(p).size;
         let link = &mut self.links[l as usize];
-        let txt = link.tx_time(size);
+        let class = &mut self.link_classes[link.class as usize];
+        let txt = class.tx_time(size);
+        let delay = class.delay;
         link.busy_until = now + txt;
         link.departures += 1;
         link.bytes_departed += size as u64;
         let traced = link.traced();
         // ns-2 order: the arrival downstream is scheduled before the queue's resume.
-        sched.at(now + txt + link.delay, Event::Arrive { link: l, pkt: p });
+        sched.at(now + txt + delay, Event::Arrive { link: l, pkt: p });
         link.resume_seq = sched.reserve_seq();
         if !link.queue.is_empty() {
             link.txdone_pending = true;

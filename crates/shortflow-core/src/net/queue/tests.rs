@@ -6,7 +6,7 @@
 use super::*;
 use crate::config::QueueConfig;
 use crate::engine::{Event, Scheduler};
-use crate::net::link::Link;
+use crate::net::link::{Link, LinkClass};
 use crate::net::packet::{Packet, PktKind};
 use crate::net::routing::Routes;
 use crate::net::{Arrival, Network};
@@ -46,10 +46,10 @@ impl LinkRig {
     fn new(queue: &str) -> LinkRig {
         let cfg: QueueConfig = serde_json::from_str(queue).expect("QueueConfig JSON");
         let q = build("links[0].queue", &cfg, 8e6, 0.0).expect("valid queue");
-        let mut link = Link::new(0, 1, 8_000_000, SimTime::ZERO, q);
+        let mut link = Link::new(0, 1, 0, q);
         link.set_traced(true);
         let routes = Routes::new(2, &[(0, 1)]);
-        let net = Network::new(vec![link], ["a", "b"].into_iter().collect(), routes, Rng::new(1), Some(PacketTrace::default()));
+        let net = Network::new(vec![link], vec![LinkClass::new(8_000_000, SimTime::ZERO)], ["a", "b"].into_iter().collect(), routes, Rng::new(1), Some(PacketTrace::default()));
         LinkRig { sched: Scheduler::new(), net, out: Vec::new() }
     }
 

@@ -23,8 +23,8 @@ fn per_connection_layouts() {
         ("TcpConn", size_of::<TcpConn>(), 488), // 464 B before the parked RTO timer's memo (idle) and F-RTO state (lxfeat); 480 before the advertised right edge (web19, sink.reader)
         ("ControlBlock", size_of::<ControlBlock>(), 456),
         ("TcpSink", size_of::<TcpSink>(), 208), // 200 B before the boxed reader (web19, sink.reader)
-        ("Link", size_of::<Link>(), 136), // 184 B before the shared link classes
-        ("AnyQueue", size_of::<AnyQueue>(), 48),
+        ("Link", size_of::<Link>(), 128), // 184 B before the shared link classes (136) and the 24-byte ring (128)
+        ("AnyQueue", size_of::<AnyQueue>(), 40), // 48 B before the 24-byte ring (`net::queue::ring`)
         ("Timer", size_of::<Timer>(), 24),
         ("FlowInfo", size_of::<FlowInfo>(), 44),
         ("App", size_of::<App>(), 56),

@@ -307,7 +307,7 @@ fn ack_filter_leaves_one_ack_per_flow_in_a_full_queue() {
     r.offer(0, &offered);
     match &r.net.links[0].queue {
         AnyQueue::DropTail(q) => {
-            let waiting: Vec<String> = q.buffer().q.iter().map(|&id| label(r.net.pool.get(id))).collect();
+            let waiting: Vec<String> = q.buffer().q.iter().map(|id| label(r.net.pool.get(id))).collect();
             assert_eq!(waiting, ["D101", "A28/1", "A29/2", "A30"]);
         }
         _ => unreachable!(),

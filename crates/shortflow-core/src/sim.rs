@@ -444,7 +444,7 @@ impl Simulation {
                     tt.completion_s.push(f64::NAN);
                 }
             }
-            tt.push_counters(&t.ctr);
+            tt.push_counters(&t.counters());
             tt.initial_cwnd.push(t.initial_cwnd);
             tt.delivered_s.push(t.delivered.map_or(f64::NAN, |d| d.as_secs_f64()));
         }

@@ -25,6 +25,7 @@ use crate::world::{Ctx, Notice, Shared};
 
 #[path = "sim_memory.rs"]
 mod memory;
+pub(crate) use memory::advise_huge_pages;
 
 /// Which table an agent index points into.
 #[derive(Clone, Copy, Debug)]
@@ -160,6 +161,8 @@ impl Simulation {
             recv_pending: Vec::with_capacity(n_flows),
             ..Default::default()
         };
+        advise_huge_pages(&shared.transfers);
+        advise_huge_pages(&shared.recv_pending);
         let mut flow_ix: HashMap<&str, u32> = HashMap::with_capacity(cfg.flows.len());
         // Sized up front: with 10 000 connections, doubling growth would leave freed
         // copies of these arrays resident (see `idle_footprint`).
@@ -175,6 +178,9 @@ impl Simulation {
             params_last: None,
             sessions: SessionTable::default(),
         };
+        advise_huge_pages(&b.senders.conns);
+        advise_huge_pages(&b.senders.cbs);
+        advise_huge_pages(&b.sinks);
         let resolve_gateway = |field: &str, name: &str| -> Result<usize, ConfigError> {
             gw_ix.get(name).copied().ok_or_else(|| {
                 err(field, name, format!("unknown gateway{}", suggest(name, cfg.gateways.iter().map(|g| &g.name))))

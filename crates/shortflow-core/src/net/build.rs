@@ -235,7 +235,9 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
     }
     // ---- links
     let n_links = cfg.links.len() * 2 + cfg.replicas.iter().map(|r| r.count as usize * 4).sum::<usize>();
-    let mut set = LinkSet { cfg, names: &names, links: Vec::with_capacity(n_links), classes: Vec::new(), class_of: HashMap::new(), last_class: None, pairs: Vec::with_capacity(n_links), seen: HashMap::new() };
+    let links = Vec::with_capacity(n_links);
+    crate::sim::advise_huge_pages(&links);
+    let mut set = LinkSet { cfg, names: &names, links, classes: Vec::new(), class_of: HashMap::new(), last_class: None, pairs: Vec::with_capacity(n_links), seen: HashMap::new() };
     for (i, l) in cfg.links.iter().enumerate() {
         let f = format!("links[{i}]");
         let s = node(format!("{f}.src"), &l.src)?;

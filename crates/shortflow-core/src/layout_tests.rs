@@ -23,7 +23,7 @@ fn per_connection_layouts() {
         ("TcpConn", size_of::<TcpConn>(), 464), // 488 B before the 16-byte Timer (three of them)
         ("ControlBlock", size_of::<ControlBlock>(), 448), // 456 B before the 16-byte Timer
         ("TcpSink", size_of::<TcpSink>(), 200), // 208 B before the 16-byte Timer
-        ("Link", size_of::<Link>(), 128), // 184 B before the shared link classes (136) and the 24-byte ring (128)
+        ("Link", size_of::<Link>(), 120), // 184 B before the shared link classes (136), the 24-byte ring (128) and the filtered-ack counter in `Network` (120)
         ("AnyQueue", size_of::<AnyQueue>(), 40), // 48 B before the 24-byte ring (`net::queue::ring`)
         ("Timer", size_of::<Timer>(), 16), // 24 B before its flags moved into the slot word
         ("FlowInfo", size_of::<FlowInfo>(), 44),

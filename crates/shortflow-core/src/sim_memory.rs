@@ -27,7 +27,7 @@ impl Simulation {
             ("tcp sinks", self.sinks.capacity() * size_of::<TcpSink>() + self.sinks.iter().map(TcpSink::heap_bytes).sum::<usize>()),
             ("udp sinks", self.udp_sinks.capacity() * size_of::<UdpSinkStat>()),
             ("agents and flows", self.agents.capacity() * size_of::<AgentRef>() + self.flows.capacity() * size_of::<FlowAgents>()),
-            ("links", net.links.capacity() * size_of::<Link>() + net.link_classes.capacity() * size_of::<LinkClass>()),
+            ("links", net.links.capacity() * size_of::<Link>() + net.link_classes.capacity() * size_of::<LinkClass>() + net.filtered.capacity() * 8),
             ("queue buffers", links_heap),
             ("node names", net.node_names.memory_bytes()),
             ("node addresses", sh.node_addr.capacity() * 4),

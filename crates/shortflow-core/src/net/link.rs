@@ -36,8 +36,6 @@ pub struct Link {
     pub arrivals: u64,
     pub departures: u64,
     pub drops: u64,
-    /// Acks removed by the queue's ack filter (not drops: they were redundant).
-    pub filtered: u64,
     pub bytes_departed: u64,
     /// Record per-packet events of this link (set with [`Link::set_traced`]).
     traced: bool,
@@ -141,7 +139,6 @@ impl Link {
             arrivals: 0,
             departures: 0,
             drops: 0,
-            filtered: 0,
             bytes_departed: 0,
             traced: false,
             passthrough,

@@ -55,6 +55,11 @@ pub struct Network {
     pub elements: Vec<AnyElement>,
     /// Packets an element released on its last timer (reused).
     released: Vec<PktId>,
+    /// Acks removed by each link's ack filter (not drops: they were redundant); empty
+    /// until a filter removes one, then one counter per link. Kept here, not in
+    /// `Link`: few links filter acks, and every byte of `Link` counts four times per
+    /// connection of a large run.
+    pub(crate) filtered: Vec<u64>,
 }
 
 impl Network {
@@ -74,6 +79,7 @@ impl Network {
             drops: Vec::with_capacity(16),
             elements: Vec::new(),
             released: Vec::new(),
+            filtered: Vec::new(),
         }
     }
 
@@ -240,7 +246,10 @@ impl Network {
         for d in &drops {
             if d.filtered {
                 // ns-2 frees filtered acks silently (no trace line, no drop).
-                self.links[l as usize].filtered += 1;
+                if self.filtered.is_empty() {
+                    self.filtered = vec![0; self.links.len()];
+                }
+                self.filtered[l as usize] += 1;
             } else {
                 self.links[l as usize].drops += 1;
                 if traced {
@@ -326,6 +335,11 @@ impl Network {
             t.uid.push(p.uid);
             t.low_prio.push(p.low_prio);
         }
+    }
+
+    /// Acks removed by the ack filter of link `l`.
+    pub fn filtered(&self, l: usize) -> u64 {
+        self.filtered.get(l).copied().unwrap_or(0)
     }
 
     pub fn link_name(&self, l: usize) -> String {

@@ -147,17 +147,20 @@ impl Simulation {
                 flow_names.push_fmt(format_args!("{}.{i}", r.name));
             }
         }
+        let n_ftp_apps = cfg.apps.iter().filter(|a| matches!(a, AppConfig::Ftp { .. })).count()
+            + cfg.replicas.iter().filter(|r| r.app.is_some()).map(|r| r.count as usize).sum::<usize>();
         let shared = Shared {
             paths,
             node_addr: node_addr.clone(),
             flow_names,
             ack_trace: if cfg.trace.acks { Some(Box::default()) } else { None },
             cwnd_trace: if cfg.trace.cwnd { Some(Box::default()) } else { None },
-            // Sized up front (each replica copy's FTP app starts one transfer; a flow
-            // has at most one pending list): grown by doubling, at 10^5 connections
-            // the two held 1.31x the room they use (60 B per connection) and, while
-            // growing, a copy of both.
-            transfers: Vec::with_capacity(n_replica),
+            // Sized up front (an FTP app starts one transfer; a flow has at most one
+            // pending list): grown by doubling, at 10^5 connections the two held 1.31x
+            // the room they use (60 B per connection) and, while growing, a copy of
+            // both. Counted alike for a replica and its copies written out, whose
+            // runs are the same to the byte (tests/replicas.rs).
+            transfers: Vec::with_capacity(n_ftp_apps),
             recv_pending: Vec::with_capacity(n_flows),
             ..Default::default()
         };

@@ -16,13 +16,26 @@ pub struct TransferRec {
     pub bytes: u64,
     pub start: SimTime,
     pub end: Option<SimTime>,
-    /// The connection's loss-recovery counters from the transfer's start to its end
-    /// (all zero while it is unfinished).
+    /// The connection's loss-recovery counters from the transfer's start to its end;
+    /// while it is unfinished (`end` None), the connection's counters at its start
+    /// (the results then show zeros: [`TransferRec::counters`]).
     pub ctr: crate::tcp::recovery::LossCounters,
     pub initial_cwnd: f64,
     /// When the receiver had the transfer's last segment in order (the application
     /// could read the last byte): the sink records it.
     pub delivered: Option<SimTime>,
+}
+
+impl TransferRec {
+    /// The transfer's loss-recovery counters: from its start to its end, all zero while
+    /// it is unfinished.
+    pub fn counters(&self) -> crate::tcp::recovery::LossCounters {
+        if self.end.is_some() {
+            self.ctr
+        } else {
+            Default::default()
+        }
+    }
 }
 
 /// Something an agent tells the applications, handled after the current event.

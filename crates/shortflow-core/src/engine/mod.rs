@@ -527,7 +527,7 @@ impl Scheduler {
     }
 
     fn new_timer_slot(&mut self, agent: u32, timer: u8) -> u32 {
-        assert!(self.timers.len() < (PARKED_BIT - 1) as usize, "too many timers");
+        assert!(self.timers.len() < NO_SLOT as usize, "too many timers (at most 2^30 - 1)");
         self.timers.push(TimerSlot {
             due: 0,
             due_seq: 0,
@@ -729,9 +729,15 @@ impl Heap {
     }
 }
 
-const NO_SLOT: u32 = u32::MAX;
-/// High bit of `Timer::slot`: the timer is parked (kept in `slot`, so a `Timer` stays
-/// 24 bytes; slot indices stay below 2^31).
+/// `Timer::slot` holds the scheduler slot's index in its low 30 bits and two flags
+/// above them, so that a `Timer` is 16 bytes (five per TCP connection with its sink;
+/// issue 21 item 3). Slot indices stay below `NO_SLOT`.
+const SLOT_MASK: u32 = (1 << 30) - 1;
+/// The index of a timer that has no slot yet (before its first arming).
+const NO_SLOT: u32 = SLOT_MASK;
+/// The timer is armed (`due` is meaningful).
+const PENDING_BIT: u32 = 1 << 30;
+/// The timer is parked.
 const PARKED_BIT: u32 = 1 << 31;
 
 /// A cancellable one-shot timer owned by an agent.
@@ -752,18 +758,26 @@ const PARKED_BIT: u32 = 1 << 31;
 #[derive(Debug)]
 pub struct Timer {
     gen: u32,
-    due: Option<SimTime>,
-    /// The scheduler slot (`NO_SLOT` before first use), with `PARKED_BIT`.
+    /// The scheduler slot's index (`NO_SLOT` before first use), with `PENDING_BIT`
+    /// and `PARKED_BIT`.
     slot: u32,
+    /// When the timer is due, while `PENDING_BIT` is set.
+    due: SimTime,
 }
 
 impl Default for Timer {
     fn default() -> Self {
-        Timer { gen: 0, due: None, slot: NO_SLOT }
+        Timer { gen: 0, slot: NO_SLOT, due: SimTime::ZERO }
     }
 }
 
 impl Timer {
+    /// The slot's index, without the flags.
+    #[inline(always)]
+    fn index(&self) -> u32 {
+        self.slot & SLOT_MASK
+    }
+
     /// (Re)arm the timer to fire after `delay`. The event fires at the key
     /// `(now + delay, seq)` with `seq` taken now, exactly as `sched.after(delay, ..)`
     /// would have.
@@ -771,7 +785,7 @@ impl Timer {
     pub fn resched(&mut self, sched: &mut Scheduler, delay: SimTime, agent: u32, timer: u8) {
         // Re-arming a parked timer unparks it (`arm_timer` clears the slot's period).
         let at = self.next_arming(sched, delay, agent, timer);
-        sched.arm_timer(self.slot, at, self.gen, agent, timer);
+        sched.arm_timer(self.index(), at, self.gen, agent, timer);
     }
 
     /// What every arming does first: a new generation, the due time `now + delay`, a
@@ -780,11 +794,11 @@ impl Timer {
     fn next_arming(&mut self, sched: &mut Scheduler, delay: SimTime, agent: u32, timer: u8) -> SimTime {
         self.gen = self.gen.wrapping_add(1);
         let at = sched.now() + delay;
-        self.due = Some(at);
-        if self.slot == NO_SLOT {
+        self.due = at;
+        if self.index() == NO_SLOT {
             self.slot = sched.new_timer_slot(agent, timer);
         }
-        self.slot &= !PARKED_BIT;
+        self.slot = (self.slot & !PARKED_BIT) | PENDING_BIT;
         at
     }
 
@@ -795,14 +809,14 @@ impl Timer {
     /// untouched (an idle connection's retransmission timer). `delay` must be positive.
     pub fn park(&mut self, sched: &mut Scheduler, delay: SimTime, agent: u32, timer: u8) {
         let at = self.next_arming(sched, delay, agent, timer);
-        sched.park_timer(self.slot, at, self.gen, agent, timer, delay.0);
+        sched.park_timer(self.index(), at, self.gen, agent, timer, delay.0);
         self.slot |= PARKED_BIT;
     }
 
     /// Is the timer parked?
     #[inline(always)]
     pub fn is_parked(&self) -> bool {
-        self.slot != NO_SLOT && self.slot & PARKED_BIT != 0
+        self.slot & PARKED_BIT != 0
     }
 
     /// Stop re-arming a parked timer inside the scheduler: its next firing (at the key
@@ -811,7 +825,7 @@ impl Timer {
     pub fn unpark(&mut self, sched: &mut Scheduler) {
         if self.is_parked() {
             self.slot &= !PARKED_BIT;
-            sched.unpark_timer(self.slot);
+            sched.unpark_timer(self.index());
         }
     }
 
@@ -819,21 +833,21 @@ impl Timer {
     pub fn cancel(&mut self) {
         debug_assert!(!self.is_parked(), "unpark a parked timer before cancelling it");
         self.gen = self.gen.wrapping_add(1);
-        self.due = None;
+        self.slot &= !PENDING_BIT;
     }
     #[inline]
     pub fn pending(&self) -> bool {
-        self.due.is_some()
+        self.slot & PENDING_BIT != 0
     }
     pub fn due(&self) -> Option<SimTime> {
-        self.due
+        self.pending().then_some(self.due)
     }
     /// Called when a timer event pops: true if it is the live one (and disarms it).
     #[inline]
     pub fn fire(&mut self, gen: u32) -> bool {
         debug_assert!(!self.is_parked(), "a parked timer's firings are not delivered");
-        if self.due.is_some() && gen == self.gen {
-            self.due = None;
+        if self.pending() && gen == self.gen {
+            self.slot &= !PENDING_BIT;
             true
         } else {
             false

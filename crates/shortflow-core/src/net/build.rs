@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::link::{Link, RandomLoss};
+use super::link::{Link, LinkClass, RandomLoss};
 use super::routing::Routes;
 use super::Network;
 use crate::config::{LinkConfig, SimConfig};
@@ -12,6 +12,7 @@ use crate::error::{err, positive, suggest, time_s, ConfigError};
 use crate::names::Names;
 use crate::results::PacketTrace;
 use crate::rng::Rng;
+use crate::time::SimTime;
 
 /// The network a configuration describes, with its node names resolved.
 pub struct Topology<'a> {
@@ -93,6 +94,12 @@ struct LinkSet<'c> {
     cfg: &'c SimConfig,
     names: &'c Names,
     links: Vec<Link>,
+    /// The links' classes, one per (rate, delay) pair (`Link::class`), and their index.
+    classes: Vec<LinkClass>,
+    class_of: HashMap<(u64, SimTime), u32>,
+    /// The last class looked up (a replica's links all have one or two: most lookups
+    /// end here, without hashing).
+    last_class: Option<((u64, SimTime), u32)>,
     pairs: Vec<(u32, u32)>,
     seen: HashMap<(u32, u32), usize>,
 }
@@ -137,7 +144,8 @@ impl LinkSet<'_> {
             }
             let qf = if k == 0 { format!("{f}.queue") } else { format!("{f}.reverse_queue") };
             let queue = crate::net::queue::build(&qf, q, rate, delay)?;
-            let mut link = Link::new(a, b, rate.round() as u64, delay_t, queue);
+            let class = self.class(rate.round() as u64, delay_t);
+            let mut link = Link::new(a, b, class, queue);
             if loss > 0.0 {
                 let name = format!("loss:{}->{}", &self.names[a as usize], &self.names[b as usize]);
                 link.set_loss(Some(Box::new(RandomLoss { p: loss, rng: Rng::for_source(self.cfg.seed, &name), lost: 0 })));
@@ -146,6 +154,23 @@ impl LinkSet<'_> {
             self.pairs.push((a, b));
         }
         Ok(())
+    }
+
+    /// The class of links of `rate_bps` and `delay`, added if new.
+    fn class(&mut self, rate_bps: u64, delay: SimTime) -> u32 {
+        let key = (rate_bps, delay);
+        if let Some((k, c)) = self.last_class {
+            if k == key {
+                return c;
+            }
+        }
+        let classes = &mut self.classes;
+        let c = *self.class_of.entry(key).or_insert_with(|| {
+            classes.push(LinkClass::new(rate_bps, delay));
+            classes.len() as u32 - 1
+        });
+        self.last_class = Some((key, c));
+        c
     }
 }
 
@@ -210,7 +235,9 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
     }
     // ---- links
     let n_links = cfg.links.len() * 2 + cfg.replicas.iter().map(|r| r.count as usize * 4).sum::<usize>();
-    let mut set = LinkSet { cfg, names: &names, links: Vec::with_capacity(n_links), pairs: Vec::with_capacity(n_links), seen: HashMap::new() };
+    let links = Vec::with_capacity(n_links);
+    crate::sim::advise_huge_pages(&links);
+    let mut set = LinkSet { cfg, names: &names, links, classes: Vec::new(), class_of: HashMap::new(), last_class: None, pairs: Vec::with_capacity(n_links), seen: HashMap::new() };
     for (i, l) in cfg.links.iter().enumerate() {
         let f = format!("links[{i}]");
         let s = node(format!("{f}.src"), &l.src)?;
@@ -235,12 +262,12 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
             set.add(dfield, rn.dst, hd, dl, None)?;
         }
     }
-    let LinkSet { links, pairs: link_pairs, .. } = set;
+    let LinkSet { links, classes, pairs: link_pairs, .. } = set;
     let routes = Routes::new(names.len(), &link_pairs);
     drop(link_pairs);
     let traced_links: Vec<String> = cfg.trace.links.clone();
     let net_trace = if cfg.trace.packets { Some(PacketTrace::default()) } else { None };
-    let mut net = Network::new(links, names, routes, Rng::for_source(cfg.seed, "queues"), net_trace);
+    let mut net = Network::new(links, classes, names, routes, Rng::for_source(cfg.seed, "queues"), net_trace);
     // ---- node elements
     for (i, e) in cfg.elements.iter().enumerate() {
         let f = format!("elements[{i}]");

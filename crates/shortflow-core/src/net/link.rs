@@ -7,6 +7,11 @@
 //! and a `TxDone` event is scheduled only while packets wait in the queue. An
 //! uncongested hop therefore costs one event per packet instead of two.
 //!
+//! What every link of one rate and delay shares -- the rate, the delay and the memo of
+//! serialisation times -- is one [`LinkClass`] (`Network::link_classes`), so a link
+//! holds only its per-direction state: with 10^6 connections and four access-link
+//! directions each, every byte of `Link` is 4 MB (issue 21 item 3).
+//!
 //! Exactness at equal times: ns-2 schedules the queue's resume when a transmission
 //! starts. We reserve that event's sequence number at the same moment
 //! (`resume_seq`) and use it if the event turns out to be needed, so ties with other
@@ -19,8 +24,8 @@ use crate::time::{tx_time, SimTime};
 pub struct Link {
     pub src: u32,
     pub dst: u32,
-    pub rate_bps: u64,
-    pub delay: SimTime,
+    /// Rate, delay and transmit-time memo: `Network::link_classes[class]`.
+    pub class: u32,
     pub queue: AnyQueue,
     /// Time the transmitter finishes the packet currently on the wire.
     pub busy_until: SimTime,
@@ -31,13 +36,9 @@ pub struct Link {
     pub arrivals: u64,
     pub departures: u64,
     pub drops: u64,
-    /// Acks removed by the queue's ack filter (not drops: they were redundant).
-    pub filtered: u64,
     pub bytes_departed: u64,
     /// Record per-packet events of this link (set with [`Link::set_traced`]).
     traced: bool,
-    /// Memo of `tx_time` for the last two packet sizes seen (see [`Link::tx_time`]).
-    txt_memo: [(u32, SimTime); 2],
     /// The queue is a DropTail that accepts an arrival when empty, so an arrival at an
     /// idle link with an empty queue is accepted and dequeued at once: `link_recv` may
     /// hand it straight to the transmitter (see [`Link::new`]).
@@ -51,9 +52,49 @@ pub struct Link {
     /// `traced`, an element at the far node or random loss: an arrival has more to do
     /// than deliver or forward. One test on the arrival path instead of three.
     arrive_hooks: bool,
-    /// The rate the memo was computed for (`rate_bps` is public: if it is changed, the
-    /// memo is dropped).
-    txt_memo_rate: u64,
+}
+
+/// What the links of one rate and propagation delay share (`Network::link_classes`;
+/// `net::build` gives equal (rate, delay) pairs one class).
+#[derive(Clone, Debug)]
+pub struct LinkClass {
+    rate_bps: u64,
+    pub delay: SimTime,
+    /// Memo of `tx_time` for the last two packet sizes seen (see [`LinkClass::tx_time`]).
+    txt_memo: [(u32, SimTime); 2],
+}
+
+impl LinkClass {
+    pub fn new(rate_bps: u64, delay: SimTime) -> LinkClass {
+        // A memo holding only valid pairs (for a size that practically never occurs).
+        LinkClass { rate_bps, delay, txt_memo: [(u32::MAX, tx_time(u32::MAX, rate_bps)); 2] }
+    }
+
+    #[inline]
+    pub fn rate_bps(&self) -> u64 {
+        self.rate_bps
+    }
+
+    /// Serialisation time of `bytes` on a link of this class: `time::tx_time`, memoised.
+    ///
+    /// A link sees one or two packet sizes almost always (data and acks), so the last
+    /// two (size, time) pairs are kept; this avoids a 128-bit division per packet. The
+    /// value is the same function of (size, rate) whichever link of the class asked
+    /// last, so the result is exact.
+    #[inline]
+    pub fn tx_time(&mut self, bytes: u32) -> SimTime {
+        if self.txt_memo[0].0 == bytes {
+            return self.txt_memo[0].1;
+        }
+        if self.txt_memo[1].0 == bytes {
+            return self.txt_memo[1].1;
+        }
+        let t = tx_time(bytes, self.rate_bps);
+        // Most recent first; the older entry is evicted.
+        self.txt_memo[1] = self.txt_memo[0];
+        self.txt_memo[0] = (bytes, t);
+        t
+    }
 }
 
 /// Independent random loss of packets crossing a link, with its own random stream
@@ -77,7 +118,8 @@ impl RandomLoss {
 }
 
 impl Link {
-    pub fn new(src: u32, dst: u32, rate_bps: u64, delay: SimTime, queue: AnyQueue) -> Self {
+    /// A link from node `src` to `dst` of class `class` (`Network::link_classes`).
+    pub fn new(src: u32, dst: u32, class: u32, queue: AnyQueue) -> Self {
         // Pass-through is exact for DropTail: it has no state but its buffer, so
         // "enqueue into the empty queue, then dequeue" returns the arrival unchanged --
         // provided the enqueue accepts it (and stages change nothing then, see
@@ -89,8 +131,7 @@ impl Link {
         Link {
             src,
             dst,
-            rate_bps,
-            delay,
+            class,
             queue,
             busy_until: SimTime::ZERO,
             txdone_pending: false,
@@ -98,15 +139,12 @@ impl Link {
             arrivals: 0,
             departures: 0,
             drops: 0,
-            filtered: 0,
             bytes_departed: 0,
             traced: false,
-            txt_memo: Self::empty_memo(rate_bps),
             passthrough,
             dst_elem: crate::net::element::NO_ELEM,
             loss: None,
             arrive_hooks: false,
-            txt_memo_rate: rate_bps,
         }
     }
 
@@ -149,35 +187,6 @@ impl Link {
     #[inline]
     pub(crate) fn arrive_hooks(&self) -> bool {
         self.arrive_hooks
-    }
-
-    /// A memo holding only valid pairs (for a size that practically never occurs).
-    fn empty_memo(rate_bps: u64) -> [(u32, SimTime); 2] {
-        [(u32::MAX, tx_time(u32::MAX, rate_bps)); 2]
-    }
-
-    /// Serialisation time of `bytes` on this link: `time::tx_time`, memoised.
-    ///
-    /// A link sees one or two packet sizes almost always (data and acks), so the last
-    /// two (size, time) pairs are kept; this avoids a 128-bit division per packet. The
-    /// value is the same function of (size, rate), so the result is exact.
-    #[inline]
-    pub fn tx_time(&mut self, bytes: u32) -> SimTime {
-        if self.txt_memo_rate != self.rate_bps {
-            self.txt_memo = Self::empty_memo(self.rate_bps);
-            self.txt_memo_rate = self.rate_bps;
-        }
-        if self.txt_memo[0].0 == bytes {
-            return self.txt_memo[0].1;
-        }
-        if self.txt_memo[1].0 == bytes {
-            return self.txt_memo[1].1;
-        }
-        let t = tx_time(bytes, self.rate_bps);
-        // Most recent first; the older entry is evicted.
-        self.txt_memo[1] = self.txt_memo[0];
-        self.txt_memo[0] = (bytes, t);
-        t
     }
 
     /// Is the transmitter busy for an event firing at (`now`, `seq`)? At exactly

@@ -15,7 +15,7 @@ use crate::engine::{Event, PktId, Scheduler};
 use crate::error::ConfigError;
 use crate::net::element::{AnyElement, ElemCtx, Verdict, NO_ELEM};
 use crate::names::Names;
-use crate::net::link::Link;
+use crate::net::link::{Link, LinkClass};
 use crate::net::packet::{PacketPool, PktKind};
 use crate::net::queue::{Dropped, QueueCtx};
 use crate::net::routing::Routes;
@@ -41,6 +41,8 @@ pub enum Arrival {
 pub struct Network {
     pub pool: PacketPool,
     pub links: Vec<Link>,
+    /// What links of one rate and delay share (`Link::class`).
+    pub link_classes: Vec<LinkClass>,
     pub node_names: Names,
     /// Static routes: `routes.route(node, dst)` is the outgoing link towards `dst`.
     pub routes: Routes,
@@ -57,14 +59,22 @@ pub struct Network {
     released: Vec<PktId>,
     /// The UDP sinks' counters; deliveries to them may be elided (`udp_rx`).
     pub udp: UdpRx,
+    /// Acks removed by each link's ack filter (not drops: they were redundant); empty
+    /// until a filter removes one, then one counter per link. Kept here, not in
+    /// `Link`: few links filter acks, and every byte of `Link` counts four times per
+    /// connection of a large run.
+    pub(crate) filtered: Vec<u64>,
 }
 
 impl Network {
-    /// A network over `links` between nodes named `node_names`, with static `routes`.
-    pub fn new(links: Vec<Link>, node_names: Names, routes: Routes, queue_rng: Rng, trace: Option<PacketTrace>) -> Network {
+    /// A network over `links` (of classes `link_classes`) between nodes named
+    /// `node_names`, with static `routes`.
+    pub fn new(links: Vec<Link>, link_classes: Vec<LinkClass>, node_names: Names, routes: Routes, queue_rng: Rng, trace: Option<PacketTrace>) -> Network {
+        debug_assert!(links.iter().all(|l| (l.class as usize) < link_classes.len()));
         Network {
             pool: PacketPool::new(),
             links,
+            link_classes,
             node_names,
             routes,
             queue_rng,
@@ -74,6 +84,7 @@ impl Network {
             elements: Vec::new(),
             released: Vec::new(),
             udp: UdpRx::default(),
+            filtered: Vec::new(),
         }
     }
 
@@ -201,7 +212,7 @@ impl Network {
     fn link_recv_inline(&mut self, sched: &mut Scheduler, l: u32, pkt: PktId) {
         let now = sched.now();
         let seq = sched.current_seq();
-        let Network { links, pool, udp, .. } = self;
+        let Network { links, link_classes, pool, udp, .. } = self;
         let link = &mut links[l as usize];
         link.arrivals += 1;
         let busy = link.busy(now, seq);
@@ -210,7 +221,7 @@ impl Network {
             // Idle link, empty DropTail: enqueue + dequeue would hand this very packet
             // to the transmitter (see `Link::passthrough`); skip the queue's ring buffer.
             // The queue stays empty: no resume event to schedule.
-            Self::start_tx::<true>(link, pool, udp, sched, l, pkt);
+            Self::start_tx::<true>(link, link_classes, pool, udp, sched, l, pkt);
             if traced {
                 self.trace_pkt(now, b'+', l, pkt);
                 self.trace_pkt(now, b'-', l, pkt);
@@ -222,12 +233,12 @@ impl Network {
         } else if traced {
             self.trace_pkt(now, b'+', l, pkt);
         }
-        let Network { links, pool, udp, .. } = self;
+        let Network { links, link_classes, pool, udp, .. } = self;
         let link = &mut links[l as usize];
         if !busy && !link.txdone_pending {
             // Idle transmitter: start at once (ns-2: !blocked_ -> deque -> DelayLink).
             if let Some(p) = link.queue.dequeue(now, pool) {
-                Self::start_tx::<false>(link, pool, udp, sched, l, p);
+                Self::start_tx::<false>(link, link_classes, pool, udp, sched, l, p);
                 if link.traced() {
                     self.trace_pkt(now, b'-', l, p);
                 }
@@ -265,7 +276,10 @@ impl Network {
         for d in &drops {
             if d.filtered {
                 // ns-2 frees filtered acks silently (no trace line, no drop).
-                self.links[l as usize].filtered += 1;
+                if self.filtered.is_empty() {
+                    self.filtered = vec![0; self.links.len()];
+                }
+                self.filtered[l as usize] += 1;
             } else {
                 self.links[l as usize].drops += 1;
                 if traced {
@@ -289,6 +303,7 @@ impl Network {
     #[inline(always)]
     fn start_tx<const QUEUE_EMPTY: bool>(
         link: &mut Link,
+        classes: &mut [LinkClass],
         pool: &mut PacketPool,
         udp: &mut UdpRx,
         sched: &mut Scheduler,
@@ -298,13 +313,14 @@ impl Network {
         let now = sched.now();
         let pk = pool.get(p);
         let (size, is_udp) = (pk.size, pk.kind == PktKind::Udp);
-        let txt = link.tx_time(size);
+        let class = &mut classes[link.class as usize];
+        let txt = class.tx_time(size);
+        let at = now + txt + class.delay;
         link.busy_until = now + txt;
         link.departures += 1;
         link.bytes_departed += size as u64;
         // ns-2 order: the arrival downstream is scheduled before the queue's resume. An
         // elided UDP delivery takes the arrival's number without scheduling it.
-        let at = now + txt + link.delay;
         link.resume_seq = if is_udp && udp.last_hop(l) && Self::elide_udp_arrival(link, pool, udp, sched, p, at) {
             sched.reserve_seq()
         } else {
@@ -342,11 +358,11 @@ impl Network {
     #[inline(always)]
     pub fn tx_done(&mut self, sched: &mut Scheduler, l: u32) {
         let now = sched.now();
-        let Network { links, pool, udp, .. } = self;
+        let Network { links, link_classes, pool, udp, .. } = self;
         let link = &mut links[l as usize];
         link.txdone_pending = false;
         if let Some(p) = link.queue.dequeue(now, pool) {
-            Self::start_tx::<false>(link, pool, udp, sched, l, p);
+            Self::start_tx::<false>(link, link_classes, pool, udp, sched, l, p);
             if link.traced() {
                 self.trace_pkt(now, b'-', l, p);
             }
@@ -385,6 +401,11 @@ impl Network {
             t.uid.push(p.uid);
             t.low_prio.push(p.low_prio);
         }
+    }
+
+    /// Acks removed by the ack filter of link `l`.
+    pub fn filtered(&self, l: usize) -> u64 {
+        self.filtered.get(l).copied().unwrap_or(0)
     }
 
     pub fn link_name(&self, l: usize) -> String {

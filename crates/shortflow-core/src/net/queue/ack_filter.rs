@@ -24,7 +24,7 @@ use crate::config::StageConfig;
 use crate::engine::PktId;
 use crate::error::ConfigError;
 use crate::net::packet::{PacketPool, PktKind};
-use std::collections::VecDeque;
+use super::ring::Ring;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AckFilter {
@@ -44,7 +44,7 @@ impl AckFilter {
     /// ns-2.35: semantic-packetqueue.cc `filterAcks`, for arrival `p` not yet in `q`.
     /// Removed acks are pushed to `drops` as filtered. Returns their bytes and, with
     /// `replace_head`, the index where `p` belongs if any ack was removed.
-    pub fn filter_acks(&self, q: &mut VecDeque<PktId>, p: PktId, pool: &PacketPool, drops: &mut Vec<Dropped>) -> (u64, Option<usize>) {
+    pub fn filter_acks(&self, q: &mut Ring, p: PktId, pool: &PacketPool, drops: &mut Vec<Dropped>) -> (u64, Option<usize>) {
         let a = pool.get(p);
         if a.kind != PktKind::Ack || q.is_empty() {
             return (0, None);

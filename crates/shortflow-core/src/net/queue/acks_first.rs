@@ -4,10 +4,9 @@
 //! strict priority, non-preemptive, one shared buffer (drops are unchanged).
 
 use crate::config::StageConfig;
-use crate::engine::PktId;
 use crate::error::ConfigError;
 use crate::net::packet::{PacketPool, PktKind};
-use std::collections::VecDeque;
+use super::ring::Ring;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AcksFirst;
@@ -23,7 +22,7 @@ impl AcksFirst {
 
     /// Index of the oldest ack in `q`, if any (ns-2.35 `deque_acksfirst`).
     #[inline]
-    pub fn pick(q: &VecDeque<PktId>, pool: &PacketPool) -> Option<usize> {
-        q.iter().position(|&x| pool.get(x).kind == PktKind::Ack)
+    pub fn pick(q: &Ring, pool: &PacketPool) -> Option<usize> {
+        q.iter().position(|x| pool.get(x).kind == PktKind::Ack)
     }
 }

@@ -9,10 +9,10 @@ use super::{Dropped, QueueCtx};
 use crate::engine::PktId;
 use crate::net::packet::PacketPool;
 use crate::rng::Rng;
-use std::collections::VecDeque;
+use super::ring::Ring;
 
 pub struct Buffer {
-    pub(super) q: VecDeque<PktId>,
+    pub(super) q: Ring,
     pub victim: Victim,
     pub stages: Stages,
 }
@@ -34,7 +34,7 @@ impl Buffer {
     /// hold `limit` slots (with 10^5 connections, 4 queues of 50 slots each were 800
     /// bytes per connection).
     pub fn new(victim: Victim, stages: Stages) -> Buffer {
-        Buffer { q: VecDeque::new(), victim, stages }
+        Buffer { q: Ring::new(), victim, stages }
     }
 
     /// Enqueue stages, before the discipline decides about arrival `p`: the ack filter

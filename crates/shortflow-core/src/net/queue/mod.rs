@@ -18,6 +18,7 @@ pub mod acks_first;
 pub mod buffer;
 pub mod droptail;
 pub mod red;
+pub mod ring;
 pub mod stages;
 pub mod victim;
 

@@ -591,7 +591,6 @@ mod tests {
     use super::*;
     use crate::net::packet::Packet;
     use crate::net::queue::Enqueued;
-    use std::collections::VecDeque;
     use crate::rng::Rng;
 
     fn pkt(size: u32, ect: bool) -> Packet {
@@ -1026,7 +1025,7 @@ mod tests {
         let ids: Vec<PktId> = (0..3).map(|_| b.arrive(SimTime::ZERO, 1000, false).0).collect();
         let (new, r) = b.arrive(SimTime::ZERO, 1000, false);
         assert_eq!(r, Enqueued::Dropped(ids[1]));
-        assert_eq!(b.red.buf.q, VecDeque::from(vec![ids[0], ids[2], new]));
+        assert_eq!(b.red.buf.q.iter().collect::<Vec<_>>(), vec![ids[0], ids[2], new]);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use super::*;
 use crate::config::QueueConfig;
 use crate::engine::{Event, Scheduler};
-use crate::net::link::Link;
+use crate::net::link::{Link, LinkClass};
 use crate::net::packet::{Packet, PktKind};
 use crate::net::routing::Routes;
 use crate::net::{Arrival, Network};
@@ -46,10 +46,10 @@ impl LinkRig {
     fn new(queue: &str) -> LinkRig {
         let cfg: QueueConfig = serde_json::from_str(queue).expect("QueueConfig JSON");
         let q = build("links[0].queue", &cfg, 8e6, 0.0).expect("valid queue");
-        let mut link = Link::new(0, 1, 8_000_000, SimTime::ZERO, q);
+        let mut link = Link::new(0, 1, 0, q);
         link.set_traced(true);
         let routes = Routes::new(2, &[(0, 1)]);
-        let net = Network::new(vec![link], ["a", "b"].into_iter().collect(), routes, Rng::new(1), Some(PacketTrace::default()));
+        let net = Network::new(vec![link], vec![LinkClass::new(8_000_000, SimTime::ZERO)], ["a", "b"].into_iter().collect(), routes, Rng::new(1), Some(PacketTrace::default()));
         LinkRig { sched: Scheduler::new(), net, out: Vec::new() }
     }
 
@@ -228,7 +228,7 @@ fn ack_filter_removes_older_acks_of_the_connection() {
     r.offer(0, &[data(100), ack(0, 5), data(1), ack(0, 7), ack(1, 3), ack(0, 9), ack(0, 9)]);
     assert_eq!(r.delivered(), vec![(1000, "D100"), (2000, "D1"), (2040, "A3/1"), (2080, "A9"), (2120, "A9")]);
     assert_eq!(r.dropped(), Vec::<String>::new());
-    assert_eq!((r.net.links[0].filtered, r.net.links[0].drops), (2, 0));
+    assert_eq!((r.net.filtered(0), r.net.links[0].drops), (2, 0));
 }
 
 #[test]
@@ -237,7 +237,7 @@ fn ack_filter_replace_head_puts_the_new_ack_first() {
     r.offer(0, &[data(100), ack(0, 5), data(1), ack(0, 7), ack(0, 9), ack(0, 9)]);
     // A9 takes A5's place; the second A9 (equal number) replaces the first.
     assert_eq!(r.delivered(), vec![(1000, "D100"), (1040, "A9"), (2040, "D1")]);
-    assert_eq!(r.net.links[0].filtered, 3);
+    assert_eq!(r.net.filtered(0), 3);
 }
 
 #[test]
@@ -263,7 +263,7 @@ fn ack_filter_under_red_keeps_its_byte_count() {
     offered.extend((1..=20).map(|n| ack(0, n)));
     r.offer(0, &offered);
     assert_eq!(r.delivered(), vec![(1000, "D100"), (2000, "D1"), (2040, "A20")]);
-    assert_eq!((r.net.links[0].filtered, r.net.links[0].drops), (19, 0));
+    assert_eq!((r.net.filtered(0), r.net.links[0].drops), (19, 0));
     match &r.net.links[0].queue {
         AnyQueue::Red(q) => assert_eq!(q.byte_len(), 0),
         _ => unreachable!(),
@@ -307,14 +307,14 @@ fn ack_filter_leaves_one_ack_per_flow_in_a_full_queue() {
     r.offer(0, &offered);
     match &r.net.links[0].queue {
         AnyQueue::DropTail(q) => {
-            let waiting: Vec<String> = q.buffer().q.iter().map(|&id| label(r.net.pool.get(id))).collect();
+            let waiting: Vec<String> = q.buffer().q.iter().map(|id| label(r.net.pool.get(id))).collect();
             assert_eq!(waiting, ["D101", "A28/1", "A29/2", "A30"]);
         }
         _ => unreachable!(),
     }
     assert_eq!(r.delivered(), vec![(1000, "D100"), (2000, "D101"), (2040, "A28/1"), (2080, "A29/2"), (2120, "A30")]);
     assert!(r.dropped().is_empty());
-    assert_eq!(r.net.links[0].filtered, 27);
+    assert_eq!(r.net.filtered(0), 27);
 }
 
 #[test]

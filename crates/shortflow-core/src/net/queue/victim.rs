@@ -6,11 +6,10 @@
 //! arrival, colour-blind (spec thesis-faststart-asymmetry A.8).
 
 use crate::config::{RedConfig, VictimRule};
-use crate::engine::PktId;
 use crate::error::ConfigError;
 use crate::net::packet::PacketPool;
 use crate::rng::Rng;
-use std::collections::VecDeque;
+use super::ring::Ring;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Victim {
@@ -59,14 +58,14 @@ impl Victim {
     /// Index in `q` (which holds the arrival at its tail, so `q` is not empty) of the
     /// packet to drop. `front` is the discipline's front index (see [`Victim::Front`]).
     #[inline]
-    pub fn pick(self, q: &VecDeque<PktId>, pool: &PacketPool, rng: &mut Rng, front: usize) -> usize {
+    pub fn pick(self, q: &Ring, pool: &PacketPool, rng: &mut Rng, front: usize) -> usize {
         let len = q.len();
         debug_assert!(len > 0);
         match self {
             Victim::Tail => len - 1,
             Victim::Front => front.min(len - 1),
             Victim::Random => ((rng.uniform() * len as f64) as usize).min(len - 1),
-            Victim::LowPriorityFirst => q.iter().rposition(|&x| pool.get(x).low_prio).unwrap_or(len - 1),
+            Victim::LowPriorityFirst => q.iter().rposition(|x| pool.get(x).low_prio).unwrap_or(len - 1),
         }
     }
 }
@@ -77,7 +76,7 @@ mod tests {
     use crate::net::packet::Packet;
     use crate::time::SimTime;
 
-    fn queue(pool: &mut PacketPool, low: &[bool]) -> VecDeque<PktId> {
+    fn queue(pool: &mut PacketPool, low: &[bool]) -> Ring {
         low.iter()
             .map(|&l| {
                 let mut p = Packet::data(0, 0, 0, 1040, 0, SimTime::ZERO);

@@ -1,0 +1,217 @@
+//! The ring of packet ids behind [`super::buffer::Buffer`]: `VecDeque<PktId>`'s
+//! operations that the queues use, in 24 bytes instead of 32 (a boxed slice and two
+//! `u32`s: a queue holds fewer than 2^32 packets). Every link holds one inline, and a
+//! connection of the scale workload four links (issue 21 item 3).
+//!
+//! Like `VecDeque`, it allocates nothing while empty and then grows by doubling (from
+//! 4 slots, as `VecDeque` does for small items) to the largest backlog it has held;
+//! the order of the packets is all that matters to the queues, and it is the same.
+
+use std::fmt;
+
+use crate::engine::PktId;
+
+pub struct Ring {
+    /// The slots; its length (the capacity) is 0 or a power of two.
+    buf: Box<[PktId]>,
+    /// Slot of the first packet.
+    head: u32,
+    len: u32,
+}
+
+impl Default for Ring {
+    fn default() -> Self {
+        Ring::new()
+    }
+}
+
+impl Ring {
+    /// An empty ring (no allocation).
+    pub fn new() -> Ring {
+        Ring { buf: Box::default(), head: 0, len: 0 }
+    }
+
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Slots allocated.
+    pub fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Slot of the packet at index `i` (0 is the head), for `i <= len`.
+    #[inline(always)]
+    fn slot(&self, i: usize) -> usize {
+        (self.head as usize + i) & (self.buf.len().wrapping_sub(1))
+    }
+
+    /// Double the slots (4 at first), keeping the packets in order from slot 0.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        let cap = (self.buf.len() * 2).max(4);
+        assert!(cap <= 1 << 31, "a queue of more than 2^31 packets");
+        let mut nb = vec![0 as PktId; cap].into_boxed_slice();
+        for (k, x) in self.iter().enumerate() {
+            nb[k] = x;
+        }
+        self.buf = nb;
+        self.head = 0;
+    }
+
+    #[inline(always)]
+    pub fn push_back(&mut self, x: PktId) {
+        if self.len() == self.buf.len() {
+            self.grow();
+        }
+        let s = self.slot(self.len());
+        self.buf[s] = x;
+        self.len += 1;
+    }
+
+    #[inline(always)]
+    pub fn pop_front(&mut self) -> Option<PktId> {
+        if self.len == 0 {
+            return None;
+        }
+        let x = self.buf[self.head as usize];
+        self.head = self.slot(1) as u32;
+        self.len -= 1;
+        Some(x)
+    }
+
+    pub fn pop_back(&mut self) -> Option<PktId> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        Some(self.buf[self.slot(self.len())])
+    }
+
+    /// The packet at index `i` (0 is the head).
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<PktId> {
+        (i < self.len()).then(|| self.buf[self.slot(i)])
+    }
+
+    /// Insert `x` at index `i` (`i <= len`), moving the packets from `i` on back by one.
+    pub fn insert(&mut self, i: usize, x: PktId) {
+        assert!(i <= self.len(), "insert at {i} in a ring of {}", self.len);
+        if self.len() == self.buf.len() {
+            self.grow();
+        }
+        let mut k = self.len();
+        while k > i {
+            let (to, from) = (self.slot(k), self.slot(k - 1));
+            self.buf[to] = self.buf[from];
+            k -= 1;
+        }
+        let s = self.slot(i);
+        self.buf[s] = x;
+        self.len += 1;
+    }
+
+    /// Remove and return the packet at index `i`, moving the packets after it forward
+    /// by one; None if `i` is out of range.
+    pub fn remove(&mut self, i: usize) -> Option<PktId> {
+        let x = self.get(i)?;
+        for k in i..self.len() - 1 {
+            let (to, from) = (self.slot(k), self.slot(k + 1));
+            self.buf[to] = self.buf[from];
+        }
+        self.len -= 1;
+        Some(x)
+    }
+
+    /// The packets from head to tail.
+    #[inline]
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = PktId> + ExactSizeIterator + '_ {
+        (0..self.len()).map(move |i| self.buf[self.slot(i)])
+    }
+}
+
+impl std::ops::Index<usize> for Ring {
+    type Output = PktId;
+    #[inline]
+    fn index(&self, i: usize) -> &PktId {
+        assert!(i < self.len(), "index {i} in a ring of {}", self.len);
+        &self.buf[self.slot(i)]
+    }
+}
+
+impl FromIterator<PktId> for Ring {
+    fn from_iter<I: IntoIterator<Item = PktId>>(it: I) -> Ring {
+        let mut r = Ring::new();
+        for x in it {
+            r.push_back(x);
+        }
+        r
+    }
+}
+
+impl PartialEq for Ring {
+    fn eq(&self, o: &Ring) -> bool {
+        self.len == o.len && self.iter().eq(o.iter())
+    }
+}
+
+impl fmt::Debug for Ring {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+
+    /// The same operations on a `Ring` and a `VecDeque` leave the same packets in the
+    /// same order, through wrap-around and growth.
+    #[test]
+    fn matches_vecdeque() {
+        let mut r = Ring::new();
+        let mut v: VecDeque<PktId> = VecDeque::new();
+        assert_eq!(r.capacity(), 0);
+        let mut x: u64 = 7;
+        for step in 0..5000u32 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let op = (x >> 33) % 7;
+            let len = v.len();
+            match op {
+                0 | 1 => {
+                    r.push_back(step);
+                    v.push_back(step);
+                }
+                2 => assert_eq!(r.pop_front(), v.pop_front()),
+                3 => assert_eq!(r.pop_back(), v.pop_back()),
+                4 => {
+                    let i = ((x >> 13) as usize) % (len + 1);
+                    r.insert(i, step);
+                    v.insert(i, step);
+                }
+                5 => {
+                    let i = ((x >> 13) as usize) % (len + 2);
+                    assert_eq!(r.remove(i), v.remove(i));
+                }
+                _ => {
+                    let i = ((x >> 13) as usize) % (len + 1);
+                    assert_eq!(r.get(i), v.get(i).copied());
+                }
+            }
+            assert_eq!(r.len(), v.len());
+            assert!(r.iter().eq(v.iter().copied()), "step {step}");
+            assert!(r.iter().rev().eq(v.iter().rev().copied()), "step {step}");
+            assert!(r.capacity().is_power_of_two() || r.capacity() == 0);
+        }
+        assert!(r.capacity() >= 4);
+        let back: Ring = v.iter().copied().collect();
+        assert_eq!(back, r);
+        assert_eq!(format!("{r:?}"), format!("{:?}", v));
+    }
+}

@@ -342,12 +342,8 @@ impl Scheduler {
     /// transmission schedules the far-end arrival and reserves its resume at once.
     #[inline(always)]
     pub fn at_then_reserve(&mut self, at: SimTime, ev: Event) -> u64 {
-        debug_assert!(at >= self.now, "event scheduled in the past");
-        let at = if at < self.now { self.now } else { at };
-        let seq = self.seq + 1;
-        self.seq = seq + 1;
-        self.insert(at.0, seq, ev);
-        seq + 1
+        self.at(at, ev);
+        self.reserve_seq()
     }
 
     /// Take the next sequence number without scheduling anything yet: an event that

@@ -686,8 +686,7 @@ impl TcpConn {
     /// Free room in the socket buffer (segments): its capacity less the data written
     /// into it and not yet acknowledged. None: no socket buffer (unlimited).
     pub fn sndbuf_room(&self) -> Option<i64> {
-        let b = self.sndbuf.as_deref()?;
-        Some((b.cap - (b.written - self.acked_pkts() as i64)).max(0))
+        Some((self.sndbuf.as_deref()?.cap - self.sndbuf_used()?).max(0))
     }
 
     /// Unacknowledged plus unsent data segments in the socket buffer (None: no buffer).
@@ -774,7 +773,7 @@ impl TcpConn {
         let maxburst = if burst > 0 && (maxburst == 0 || burst < maxburst) { burst } else { maxburst };
         let mut win = cb.tcb.window();
         let mut npackets = 0;
-        while self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq && self.t_seqno <= self.rwnd_edge {
+        while self.next_fits(win) {
             if HOOKED && !self.pacer_allows(cb, cx) {
                 break;
             }
@@ -787,7 +786,7 @@ impl TcpConn {
             self.t_seqno += 1;
             win = cb.tcb.window();
             if maxburst > 0 && npackets == maxburst {
-                if HOOKED && self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq && self.t_seqno <= self.rwnd_edge {
+                if HOOKED && self.next_fits(win) {
                     self.burst_cut(cb, cx, maxburst, burst > 0);
                 }
                 break;
@@ -813,13 +812,19 @@ impl TcpConn {
         }
     }
 
+    /// May the next new segment (`t_seqno`) leave as far as the windows go: within `win`
+    /// segments of the cumulative ack, within the application's data, and within the
+    /// receiver's advertised edge (`rwnd_edge`).
+    #[inline(always)]
+    fn next_fits(&self, win: i64) -> bool {
+        self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq && self.t_seqno <= self.rwnd_edge
+    }
+
     /// One turn of a shared block's scheduler: send one new segment if the window and
     /// the pacer allow. Returns whether a segment left.
     pub(crate) fn send_turn(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) -> bool {
         let win = cb.tcb.window() - cb.others_flight;
-        if !(self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq && self.t_seqno <= self.rwnd_edge)
-            || !self.pacer_allows(cb, cx)
-        {
+        if !self.next_fits(win) || !self.pacer_allows(cb, cx) {
             return false;
         }
         let seq = self.t_seqno;

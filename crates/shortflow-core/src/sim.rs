@@ -212,9 +212,6 @@ impl Simulation {
                     check_route(&net, &f, fl, s, d, false)?;
                     let agent = b.agents.len() as u32;
                     let ui = net.udp.add_sink(i as u32, agent);
-                    if has_udp_sink.len() <= d as usize {
-                        has_udp_sink.resize(d as usize + 1, false);
-                    }
                     has_udp_sink[d as usize] = true;
                     b.agents.push(AgentRef::UdpSink(ui));
                     b.flows.push(FlowAgents { sender: None, sink: None, udp_sink: Some(ui) });
@@ -223,7 +220,6 @@ impl Simulation {
             }
         }
         net.udp.finish(net.links.iter().map(|l| l.dst), &has_udp_sink);
-        drop(has_udp_sink);
         for (k, r) in cfg.replicas.iter().enumerate() {
             let f = format!("replicas[{k}]");
             // The connection's settings are validated once; each copy gets its own
@@ -553,13 +549,13 @@ impl Simulation {
         LoopPosition { now: self.sched.now(), seq: self.sched.current_seq(), drained_to: self.drained_to }
     }
 
-    /// Current simulated time.
     /// The applications (tests read an application's state after a run).
     #[cfg(test)]
     pub(crate) fn apps(&self) -> &crate::traffic::Apps {
         &self.apps
     }
 
+    /// Current simulated time.
     pub fn now(&self) -> SimTime {
         self.sched.now()
     }

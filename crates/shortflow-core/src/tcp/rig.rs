@@ -222,6 +222,20 @@ impl Rig {
         self.ack_sack_ts(t, k, ackno, blocks, SimTime::ZERO);
     }
 
+    /// At time `t`, an ack `ackno` advertising a receive window of `segs` segments (a
+    /// sink with a slow reader, `PktOptions::rwnd`; not a window update) reaches
+    /// connection `k`.
+    pub fn ack_rwnd(&mut self, t: SimTime, k: u32, ackno: i64, segs: u32) {
+        self.run_to(t);
+        let pkt = Packet::ack(k, 0, 2 * k, 40, ackno, t);
+        let (mut cx, senders) = self.cx();
+        let id = cx.net.pool.alloc(pkt);
+        let o = crate::net::packet::PktOptions { rwnd: Some(crate::net::packet::Rwnd { segs, update: false }), ..Default::default() };
+        cx.net.pool.set_options(id, o);
+        senders.recv(&mut cx, k, id);
+        self.check_hooks();
+    }
+
     pub fn ack(&mut self, t: SimTime, k: u32, ackno: i64) {
         self.ack_ecn(t, k, ackno, false);
     }

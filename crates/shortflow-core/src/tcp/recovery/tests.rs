@@ -500,3 +500,44 @@ fn an_rto_during_fast_recovery_keeps_the_recovery_ssthresh() {
     }
     assert_eq!((r.cwnd(0), r.ssthresh(0)), (1.0, 4), "so does the backed-off one");
 }
+
+// ---- the receiver's advertised window (a sink with a slow reader) on the SACK paths ----
+
+/// The tail-loss probe sends a new segment only within the receiver's advertised
+/// window (Linux `tcp_send_loss_probe`: `tcp_snd_wnd_test`); beyond it, the highest
+/// segment sent goes again.
+#[test]
+fn a_probe_stays_within_the_receivers_window() {
+    let mut r = rig(RACK, r#", "window_init": 4"#);
+    r.transfer(ms(0), 0, 10);
+    assert_eq!(r.sent_seqs(), vec![0, 1, 2, 3]);
+    // Segment 0 acked with 3 segments of window: the receiver takes up to 0 + 3.
+    r.ack_rwnd(ms(100), 0, 0, 3);
+    assert_eq!(r.sent_seqs(), Vec::<i64>::new(), "cwnd 5 but the receiver's edge is 3");
+    let mut t = 100;
+    while r.conn(0).ctr.loss_probes == 0 && t < 5000 {
+        t += 1;
+        r.run_to(ms(t));
+    }
+    let s = sent_at(&mut r);
+    assert_eq!(s.iter().map(|x| x.1).collect::<Vec<_>>(), vec![3], "the probe resends 3, not new segment 4: {s:?}");
+    assert_eq!(r.conn(0).ctr.loss_probes, 1);
+}
+
+/// F-RTO's step 2b releases new data only if the receiver's window has room (Linux
+/// `tcp_process_loss`: `after(tcp_wnd_end(tp), tp->snd_nxt)`); otherwise F-RTO ends and
+/// the lost segments are resent. (Before the windows test was shared, step 2b ignored
+/// the receiver's edge and `send_sack`'s "nothing new went out" fallback ended F-RTO
+/// instead: the same segments.)
+#[test]
+fn frto_ends_when_the_receivers_window_is_closed() {
+    let mut r = rig(FRTO, r#", "window_init": 4, "rto": {"kind": "linux"}"#);
+    r.transfer(ms(10), 0, 10);
+    assert_eq!(r.sent_seqs(), vec![0, 1, 2, 3]);
+    r.run_to(ms(1100));
+    assert_eq!(sent_at(&mut r), vec![(1010, 0)], "the RTO resends the first segment");
+    // The ack of 0 advertises 3 segments: the edge is 3, every new segment is beyond it.
+    r.ack_rwnd(ms(1110), 0, 0, 3);
+    assert_eq!(sent_at(&mut r), vec![(1110, 1), (1110, 2)], "F-RTO ends: resend under cwnd 2, no new data");
+    assert_eq!(r.conn(0).ctr.spurious_rtos, 0);
+}

@@ -323,7 +323,7 @@ impl TcpConn {
                 }
             } else if una_advanced && !recovered {
                 let maxseq = self.maxseq;
-                let new_data = self.t_seqno < self.curseq && self.t_seqno - self.highest_ack - 1 < cb.tcb.wnd as i64;
+                let new_data = self.next_fits(cb.tcb.wnd as i64);
                 let rec = self.rec_mut();
                 rec.recover = maxseq;
                 if new_data {
@@ -439,7 +439,7 @@ impl TcpConn {
             let lost = if new_only { None } else { rec.sb.next_lost(self.highest_ack + 1) };
             let (seq, new) = if let Some(s) = lost {
                 (s, false)
-            } else if self.t_seqno < self.curseq && self.t_seqno - self.highest_ack - 1 < wnd && self.t_seqno <= self.rwnd_edge {
+            } else if self.next_fits(wnd) {
                 if !self.pacer_allows(cb, cx) {
                     break;
                 }
@@ -540,7 +540,7 @@ impl TcpConn {
         if self.rec().state != RecState::Open || self.rec().probe.is_some() || self.flight() <= 0 {
             return self.set_rtx_timer(cb, cx);
         }
-        let ep = if self.t_seqno < self.curseq && self.t_seqno - self.highest_ack - 1 < cb.tcb.wnd as i64 {
+        let ep = if self.next_fits(cb.tcb.wnd as i64) {
             let seq = self.t_seqno;
             self.output(cb, cx, seq);
             self.t_seqno += 1;

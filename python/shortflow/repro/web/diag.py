@@ -12,6 +12,7 @@ beside the scenario's own point, never in its place.
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from typing import Any, Callable, Optional
 
 import polars as pl
@@ -400,6 +401,26 @@ def f610(seed: int = 1) -> None:
     for scheme in ("httpconc", "session"):
         r, names, _ = run_point("ch6/fig6_10.toml", {"flows.web.app.images": 10, "scheme": scheme}, seed)
         print(f"{scheme}: SYN wait summed over a page's 11 connections {syn_wait(r, names):.1f} s")
+    for label, ov, first in (("scenario", None, 1), ("no SYN", no_syn, 0)):
+        r, names, _ = run_point("ch6/fig6_10.toml", {"flows.web.app.images": 10, "scheme": "httpconc"}, seed,
+                                overrides=ov)
+        s = events(r, names).filter((pl.col("lname") == DOWN) & (pl.col("kind") == 0) & (pl.col("event") == ord("+")))
+        gaps = s.sort("t").group_by(["flow", "seqno"]).agg(pl.col("t").diff().drop_nulls().alias("g"))
+        fg = [x for row in gaps.filter(pl.col("seqno") == first)["g"].to_list() for x in row]
+        og = [x for row in gaps.filter(pl.col("seqno") > first)["g"].to_list() for x in row]
+        hist = sorted(Counter(int(x) for x in fg).items())
+        print(f"httpconc {label}: first data segment (seq {first}) resent {len(fg)} times, gaps (whole s: count) "
+              f"{hist}; other segments resent {len(og)} times, mean gap {sum(og) / max(len(og), 1):.1f} s")
+        if ov is None:
+            # Connections whose first data segment was resent: the first gap, by whether
+            # the connection's SYN had to be resent (no RTT sample then: Karn's rule).
+            syns = s.filter(pl.col("seqno") == 0).group_by("flow").len()
+            tries = dict(syns.iter_rows())
+            split = Counter()
+            for f, g in gaps.filter(pl.col("seqno") == 1).select("flow", "g").iter_rows():
+                if g:
+                    split[("SYN resent" if tries.get(f, 1) > 1 else "SYN once", int(g[0]))] += 1
+            print(f"   first resend gap (whole s) of the first data segment by SYN history: {sorted(split.items())}")
 
 
 def f612m(seed: int = 1) -> None:

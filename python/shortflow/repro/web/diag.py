@@ -545,7 +545,48 @@ def f75(seed: int = 1) -> None:
                   f"acks {c['acks']} ({c['acks_false']} false)")
 
 
-DIAGS: dict[str, Callable[..., None]] = {
+def f74(seed: int = 1) -> None:
+    """Fig. 7.4 with proxy sub-sessions, 15-30 s: each session's congestion episodes (cuts
+    of its window less than 0.5 s apart), the factor per episode, and how fast the window
+    grows between episodes, right after the last cut (0.2 s, about one RTT) and later."""
+    from ...api import run_config
+
+    sc = load_web("ch7/fig7_4.toml")
+    cfg = sc.to_sim_config({"scheme": "subsessions"}, seed)
+    cfg["trace"] = {"packets": True, "acks": False, "cwnd": True, "links": ["r1->r2"]}
+    r = run_config(cfg)
+    names = [f["name"] for f in cfg["flows"]]
+    c = r.cwnd.with_columns((pl.col("time_ns") / 1e9).alias("t"),
+                            pl.col("flow").map_elements(lambda i: names[i], return_dtype=pl.String).alias("n"))
+    for who, fl in (("A", ["A.1"]), ("proxy", ["B.1", "C.1"])):
+        q = c.filter(pl.col("n").is_in(fl) & (pl.col("t") >= 15) & (pl.col("t") <= 30)).sort("t")
+        t, w = q["t"].to_list(), q["cwnd"].to_list()
+        eps: list[list[int]] = []
+        for i in (i for i in range(1, len(w)) if w[i] < w[i - 1] * 0.95):
+            if eps and t[i] - t[eps[-1][-1]] < 0.5:
+                eps[-1].append(i)
+            else:
+                eps.append([i])
+        facs = [w[e[-1]] / w[e[0] - 1] for e in eps]
+        grow, early, late = [], [], []
+        for e1, e2 in zip(eps[:-1], eps[1:]):
+            a, b = e1[-1], e2[0] - 1
+            if b <= a:
+                continue
+            m = max(j for j in range(a, b + 1) if t[j] <= t[a] + 0.2)
+            grow.append((w[b] - w[a]) / (t[b] - t[a]))
+            early.append((w[m] - w[a]) / 0.2)
+            if t[b] > t[m]:
+                late.append((w[b] - w[m]) / (t[b] - t[m]))
+        mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
+        print(f"{who}: mean window {mean(w):.1f}; {len(eps)} episodes at "
+              + ", ".join(f"{t[e[0]]:.2f}" for e in eps)
+              + f"; cuts per episode {[len(e) for e in eps]}; factor per episode mean {mean(facs):.2f} "
+              f"({min(facs):.2f}-{max(facs):.2f}); growth between episodes {mean(grow):.2f}/s "
+              f"(first 0.2 s after the cut {mean(early):.2f}/s, later {mean(late):.2f}/s)")
+
+
+DIAGS: dict[str, Callable[..., None]] = {"f74": f74, 
     "f68": f68, "f68n": f68n, "f68tail": f68tail, "f68jitter": f68jitter, "f69": f69,
     "f610": f610, "f610m": f610m, "f611": f611, "f611m": f611m, "f612": f612, "f612m": f612m, "f612syn": f612syn,
     "f613": f613, "f613share": f613share, "f614": f614, "f615": f615, "xliss": xliss, "f75": f75,

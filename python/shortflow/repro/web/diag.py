@@ -586,7 +586,72 @@ def f74(seed: int = 1) -> None:
               f"(first 0.2 s after the cut {mean(early):.2f}/s, later {mean(late):.2f}/s)")
 
 
-DIAGS: dict[str, Callable[..., None]] = {"f74": f74, 
+def xsession(seed: int = 1) -> None:
+    """Cross-comparison, the session against HTTP/1.0 x4, 5 seeds per path: per page
+    (cold = page 1), drops, connections' last segments lost, SYN and data timeouts, and
+    the cold pages' times by whether the page lost a connection's last segment."""
+    from ...api import run_config
+
+    for path in ("terrestrial", "satellite"):
+        sc = load_web(f"xcmp/{path}.toml")
+        for scheme in ("http10x4", "session"):
+            p = [p for p in sc.points() if p["scheme"] == scheme][0]
+            acc = dict.fromkeys(("pages", "drops", "tail", "syn_to", "data_to"), 0)
+            cold: dict[bool, list[float]] = {True: [], False: []}
+            for sd in sc.seeds:
+                cfg = sc.to_sim_config(p, sd)
+                cfg["trace"] = {"packets": True, "acks": False, "links": [DOWN, UP]}
+                r = run_config(cfg)
+                names = [f["name"] for f in cfg["flows"]]
+                ev = events(r, names)
+                page_of = dict(zip(r.objects["conn"].to_list(), zip(r.objects["pair"].to_list(),
+                                                                     r.objects["page"].to_list())))
+                sent = ev.filter((pl.col("lname") == DOWN) & (pl.col("kind") == 0))
+                last = sent.group_by("fname").agg(pl.col("seqno").max().alias("last"))
+                d = ev.filter((pl.col("event") == ord("d")) & (pl.col("lname") == DOWN) & (pl.col("kind") == 0)
+                              & (pl.col("seqno") > 0)).join(last, on="fname")
+                tails = {page_of[f] for f in d.filter(pl.col("seqno") == pl.col("last"))["fname"].to_list()}
+                st = syn_timeouts(ev)
+                to = timeouts(r, names)["timeouts"]
+                acc["pages"] += r.pages.height
+                acc["drops"] += ev.filter(pl.col("event") == ord("d")).height
+                acc["tail"] += d.filter(pl.col("seqno") == pl.col("last")).height
+                acc["syn_to"] += st
+                acc["data_to"] += to - st
+                for pair, page, t in r.pages.select("pair", "page", "download_s").iter_rows():
+                    if page == 0 and t is not None:
+                        cold[(pair, page) in tails].append(t)
+            n = acc["pages"]
+            mean = lambda xs: sum(xs) / len(xs) if xs else float("nan")  # noqa: E731
+            print(f"{path} {scheme}, {len(sc.seeds)} seeds, per page: drops {acc['drops'] / n:.2f}, connections' last "
+                  f"segments lost {acc['tail'] / n:.2f}, SYN timeouts {acc['syn_to'] / n:.2f}, data timeouts "
+                  f"{acc['data_to'] / n:.2f}; cold pages that lost a last segment: {len(cold[True])}, mean "
+                  f"{mean(cold[True]):.2f} s; the others: {len(cold[False])}, mean {mean(cold[False]):.2f} s")
+
+
+def f610fair(seed: int = 1) -> None:
+    """Fig. 6.10 at 1 and 10 images, 10 seeds: Jain's index over the page times (spec
+    0.2, the claim's), and as readings over the pages' rates (1 / time) and with the SYN
+    exchange left out; plus the spread of the page times."""
+    from .ch6 import jain
+
+    for images in (1, 10):
+        for scheme in ("httpconc", "session"):
+            for label, ov in (("scenario", None), ("no SYN", no_syn)):
+                jt, jr, lo, hi = [], [], [], []
+                for sd in range(1, 11):
+                    r, _, _ = run_point("ch6/fig6_10.toml", {"flows.web.app.images": images, "scheme": scheme}, sd,
+                                        overrides=ov)
+                    t = [x for x in page_times(r) if x == x]
+                    jt.append(jain(t))
+                    jr.append(jain([1 / x for x in t]))
+                    lo.append(min(t))
+                    hi.append(max(t))
+                print(f"{images} images {scheme} {label}: Jain over times {sum(jt) / 10:.2f}, over rates "
+                      f"{sum(jr) / 10:.2f}; pages {min(lo):.1f}..{max(hi):.1f} s")
+
+
+DIAGS: dict[str, Callable[..., None]] = {"f610fair": f610fair, "xsession": xsession, "f74": f74, 
     "f68": f68, "f68n": f68n, "f68tail": f68tail, "f68jitter": f68jitter, "f69": f69,
     "f610": f610, "f610m": f610m, "f611": f611, "f611m": f611m, "f612": f612, "f612m": f612m, "f612syn": f612syn,
     "f613": f613, "f613share": f613share, "f614": f614, "f615": f615, "xliss": xliss, "f75": f75,

@@ -339,7 +339,7 @@ def compare(name: str, point: dict[str, Any], schemes: tuple[str, ...], seed: in
             split = (f"SYN timeouts {row['syn_timeouts'] / n:.2f}, data timeouts {row['data_timeouts'] / n:.2f}"
                      if ov is None else f"timeouts {row['timeouts'] / n:.2f}")
             print(f"   per download: drops {drops / n:.2f}, {split}; fairness {row['fairness']:.2f}; "
-                  f"pages {min(pt):.2f}..{max(pt):.2f} s")
+                  f"pages min / median / max {min(pt):.2f} / {sorted(pt)[len(pt) // 2]:.2f} / {max(pt):.2f} s")
             out[(scheme, label)] = row
     return out
 

@@ -61,3 +61,28 @@ def test_f615_diagnosis_runs_and_finds_httpconcs_one_drop(core, capsys) -> None:
     big = [ln for ln in out if ln.startswith("httpconc 1000-packet buffer")]
     assert conc and "drops web.1-" in conc[0] and "'fast_retransmits': 1" in conc[0]
     assert big and "drops ;" in big[0], "no drop with the large buffer"
+
+
+def test_mux_layout_follows_the_multiplexers_interleave() -> None:
+    from shortflow.repro.web.ch7 import mux_layout
+
+    streams = [{"bytes": 10 * 1024}, {"bytes": 3 * 1024 + 1}]  # 10 and 4 segments
+    # SYN modelled (data from seq 1); the buffer holds the long stream up to seq 3.
+    pri = mux_layout({"policy": "priority", "streams": streams}, 1024, 1, 3)
+    assert [pri[q] for q in range(1, 15)] == [0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0]
+    rr = mux_layout({"policy": "round_robin", "streams": streams}, 1024, 1, 3)
+    assert [rr[q] for q in range(1, 15)] == [0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0]
+    # 2-segment chunks: 3 long segments written, so the long chunk in progress has 1 left.
+    rr2 = mux_layout({"policy": "round_robin", "chunk_bytes": 2048, "streams": streams}, 1024, 1, 3)
+    assert [rr2[q] for q in range(1, 15)] == [0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0]
+    assert sorted(rr2) == list(range(1, 15))
+
+
+def test_webmux_trace_gets_its_streams_checked_on_the_run(core) -> None:
+    from shortflow.repro.web import ch7
+
+    _, traces = ch7.webmux({"f72_buffers": [20]}, lambda _: None)
+    for scheme, tr in traces.items():
+        # Every data segment labelled (only the SYN, seq 0, is not), 20 of the short one.
+        assert tr.filter(pl.col("stream").is_null())["seqno"].unique().to_list() == [0], scheme
+        assert tr.filter(pl.col("stream") == 1)["seqno"].n_unique() == 20, scheme

@@ -219,6 +219,22 @@ def f68tail(seed: int = 1) -> None:
         print(f"session, {n} downloads, 10 seeds: {len(w)} pages lost a connection's last segment, mean "
               f"{sum(w) / len(w):.2f} s; {len(wo)} did not, mean {sum(wo) / max(len(wo), 1):.2f} s")
         print(f"   drops repaired (seeds 1-3): {rec}")
+        # Pages by their data timeouts (the pair's timeouts less its SYN resends), seeds 1-5.
+        by: dict[int, list[float]] = {}
+        for sd in range(1, 6):
+            r, names, _ = run_point("ch6/fig6_8.toml", {"flows.web.count": n, "scheme": "session"}, sd)
+            ev = events(r, names)
+            syn = ev.filter((pl.col("lname") == DOWN) & (pl.col("event") == ord("+")) & (pl.col("kind") == 0)
+                            & (pl.col("seqno") == 0)).group_by("pair").agg((pl.len() - pl.col("flow").n_unique())
+                                                                            .alias("syn"))
+            to = r.flows.with_columns(pl.col("flow").str.extract(r"^([^.]+\.\d+)").alias("pair")).group_by("pair") \
+                .agg(pl.col("timeouts").sum())
+            pg = r.pages.select("pair", "download_s").join(to, on="pair", how="left").join(syn, on="pair", how="left") \
+                .fill_null(0)
+            for t, k in zip(pg["download_s"].to_list(), (pg["timeouts"] - pg["syn"]).to_list()):
+                by.setdefault(int(k), []).append(t)
+        print("   pages by data timeouts (seeds 1-5): " + "; ".join(
+            f"{k}: {len(v)} pages, mean {sum(v) / len(v):.2f} s" for k, v in sorted(by.items())))
 
 
 def f69(seed: int = 1) -> None:

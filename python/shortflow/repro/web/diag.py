@@ -378,10 +378,30 @@ def mean_over_seeds(name: str, point: dict[str, Any], schemes: tuple[str, ...], 
               + "; " + ", ".join(f"{first}/{k} {m[first] / v:.2f}" for k, v in m.items() if k != first))
 
 
+def pages_by_syn(r, names: list[str]) -> dict[bool, list[float]]:
+    """Page times split by whether any of the page's connections had its SYN resent."""
+    ev = events(r, names)
+    syn = ev.filter((pl.col("lname") == DOWN) & (pl.col("event") == ord("+")) & (pl.col("kind") == 0)
+                    & (pl.col("seqno") == 0)).group_by("pair").agg((pl.len() - pl.col("flow").n_unique()).alias("n"))
+    resent = set(syn.filter(pl.col("n") > 0)["pair"].to_list())
+    out: dict[bool, list[float]] = {True: [], False: []}
+    for p, t in r.pages.select("pair", "download_s").iter_rows():
+        if t is not None:
+            out[p in resent].append(t)
+    return out
+
+
 def f611(seed: int = 1) -> None:
-    """Fig. 6.11 at 1 KB and 100 KB images: httpconc vs session."""
+    """Fig. 6.11 at 1 KB and 100 KB images: httpconc vs session; at 1 KB the page times
+    split by whether a SYN of the page was resent."""
     for size in ("1KiB", "100KiB"):
         compare("ch6/fig6_11.toml", {"flows.web.app.image": size}, ("httpconc", "session"), seed)
+    for scheme in ("httpconc", "session"):
+        r, names, _ = run_point("ch6/fig6_11.toml", {"flows.web.app.image": "1KiB", "scheme": scheme}, seed)
+        by = pages_by_syn(r, names)
+        print(f"{scheme} 1 KB: " + "; ".join(
+            f"{'a SYN resent' if k else 'no SYN resent'}: {len(v)} pages, mean {sum(v) / max(len(v), 1):.2f} s"
+            for k, v in by.items()))
 
 
 def f612(seed: int = 1) -> None:
@@ -390,24 +410,37 @@ def f612(seed: int = 1) -> None:
         compare("ch6/fig6_12.toml", {"flows.bulk.count": k}, ("httpconc", "httpseq", "session"), seed)
 
 
-def f614(seed: int = 1) -> None:
-    """Fig. 6.14a (28.8 Kb/s) at 25 downloads: httpconc vs session; how busy the link is
-    until the last page ends, the bandwidth bound, and the no-SYN reading."""
-    cap = 28.8e3 / (1064 * 8)
-    for label, ov in (("scenario", None), ("no SYN", no_syn)):
-        for scheme in ("httpconc", "session", "httpseq"):
-            r, names, _ = run_point("ch6/fig6_14.toml", {"topology.bottleneck.rate": "28.8Kb", "flows.web.count": 25,
-                                                         "scheme": scheme}, seed, overrides=ov)
+def busy(name: str, point: dict[str, Any], schemes: tuple[str, ...], rate_bps: float, seed: int,
+         readings: bool = True) -> None:
+    """Each scheme at one point: mean and last page time, the data segments that left the
+    bottleneck until the last page ended (distinct and sent again), how busy that kept the
+    link, and how long the distinct segments alone need at its rate."""
+    cap = rate_bps / (1064 * 8)
+    for label, ov in (("scenario", None), ("no SYN", no_syn))[: 2 if readings else 1]:
+        for scheme in schemes:
+            r, names, _ = run_point(name, {**point, "scheme": scheme}, seed, overrides=ov)
             ev = events(r, names)
             pt = [x for x in page_times(r) if x == x]
             t_end = max(pt)
+            # Data segments only (with the SYN modelled, seqno 0 is the 40-byte SYN).
             dep = ev.filter((pl.col("lname") == DOWN) & (pl.col("event") == ord("-")) & (pl.col("kind") == 0)
-                            & (pl.col("seqno") > (0 if label == "scenario" else -1)))
+                            & (pl.col("seqno") > (0 if ov is None else -1)))
             uniq = dep.select("flow", "seqno").unique().height
-            print(f"{scheme} 28.8 Kb/s n=25 {label}: mean page {sum(pt) / len(pt):.1f} s, last {t_end:.1f} s; "
-                  f"data segments out of the bottleneck {dep.height} ({uniq} distinct, {dep.height - uniq} resent) = "
+            print(f"{scheme} {point} {label}: mean page {sum(pt) / len(pt):.1f} s, last {t_end:.1f} s; data segments "
+                  f"out of the bottleneck {dep.height} ({uniq} distinct, {dep.height - uniq} sent again) = "
                   f"{dep.height / (cap * t_end):.2f} of the link until the last page; the distinct segments alone "
                   f"need {uniq / cap:.0f} s")
+
+
+def f614(seed: int = 1) -> None:
+    """Fig. 6.14a (28.8 Kb/s) at 25 downloads: how busy each configuration keeps the link."""
+    busy("ch6/fig6_14.toml", {"topology.bottleneck.rate": "28.8Kb", "flows.web.count": 25},
+         ("httpconc", "session", "httpseq"), 28.8e3, seed)
+
+
+def f611busy(seed: int = 1) -> None:
+    """Fig. 6.11 at 100 KB images: how busy httpconc and the session keep the link."""
+    busy("ch6/fig6_11.toml", {"flows.web.app.image": "100KiB"}, ("httpconc", "session"), 1.5e6, seed, readings=False)
 
 
 def f610(seed: int = 1) -> None:
@@ -677,7 +710,7 @@ DIAGS: dict[str, Callable[..., None]] = {"f610fair": f610fair, "xsession": xsess
     "f68": f68, "f68n": f68n, "f68tail": f68tail, "f68jitter": f68jitter, "f69": f69,
     "f610": f610, "f610m": f610m, "f611": f611, "f611m": f611m, "f612": f612, "f612m": f612m, "f612nosyn": f612nosyn,
     "f612syn": f612syn,
-    "f613": f613, "f613share": f613share, "f614": f614, "f615": f615, "xliss": xliss, "f75": f75,
+    "f613": f613, "f613share": f613share, "f614": f614, "f611busy": f611busy, "f615": f615, "xliss": xliss, "f75": f75,
 }
 
 

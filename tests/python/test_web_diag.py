@@ -86,3 +86,12 @@ def test_webmux_trace_gets_its_streams_checked_on_the_run(core) -> None:
         # Every data segment labelled (only the SYN, seq 0, is not), 20 of the short one.
         assert tr.filter(pl.col("stream").is_null())["seqno"].unique().to_list() == [0], scheme
         assert tr.filter(pl.col("stream") == 1)["seqno"].n_unique() == 20, scheme
+
+
+def test_main_names_a_bad_diagnosis_or_seed() -> None:
+    import pytest
+
+    with pytest.raises(SystemExit, match="unknown diagnosis 'f99'; one of: f68"):
+        diag.main(["f99"])
+    with pytest.raises(SystemExit, match="seed must be a positive integer, got 'x'"):
+        diag.main(["f615", "x"])

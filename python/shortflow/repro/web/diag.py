@@ -1,10 +1,12 @@
 """Diagnoses of the web reproduction's misses (docs/web-full/README.md): one point, one
 seed, with a packet trace of the bottleneck and the session's window trace, reduced to the
-numbers the README quotes. Not part of ``repro web``; run one diagnosis with
+numbers the README quotes (and docs/session.md for Figs. 7.4-7.5). Not part of
+``repro web``; run one diagnosis with
 
     .venv/bin/python -m shortflow.repro.web.diag f68 [seed]
 
-(``list`` names them). Every function prints what it measured; nothing here changes a
+(``list`` names them; most take a few seconds, the 10-seed ones up to a minute; the
+seed argument matters only to the one-seed ones). Every function prints what it measured; nothing here changes a
 scenario: an override (a larger start jitter, say) is a reading that tests a cause, run
 beside the scenario's own point, never in its place.
 """
@@ -706,11 +708,11 @@ def f610fair(seed: int = 1) -> None:
                       f"{sum(jr) / 10:.2f}; pages {min(lo):.1f}..{max(hi):.1f} s")
 
 
-DIAGS: dict[str, Callable[..., None]] = {"f610fair": f610fair, "xsession": xsession, "f74": f74, 
+DIAGS: dict[str, Callable[..., None]] = {
     "f68": f68, "f68n": f68n, "f68tail": f68tail, "f68jitter": f68jitter, "f69": f69,
-    "f610": f610, "f610m": f610m, "f611": f611, "f611m": f611m, "f612": f612, "f612m": f612m, "f612nosyn": f612nosyn,
-    "f612syn": f612syn,
-    "f613": f613, "f613share": f613share, "f614": f614, "f611busy": f611busy, "f615": f615, "xliss": xliss, "f75": f75,
+    "f610": f610, "f610m": f610m, "f610fair": f610fair, "f611": f611, "f611m": f611m, "f611busy": f611busy,
+    "f612": f612, "f612m": f612m, "f612nosyn": f612nosyn, "f612syn": f612syn, "f613": f613, "f613share": f613share,
+    "f614": f614, "f615": f615, "xsession": xsession, "xliss": xliss, "f74": f74, "f75": f75,
 }
 
 
@@ -719,8 +721,11 @@ def main(argv: list[str]) -> None:
         for k, f in DIAGS.items():
             print(f"{k}: {(f.__doc__ or '').strip().splitlines()[0]}")
         return
-    seed = int(argv[1]) if len(argv) > 1 else 1
-    DIAGS[argv[0]](seed)
+    if argv[0] not in DIAGS:
+        raise SystemExit(f"unknown diagnosis {argv[0]!r}; one of: {', '.join(DIAGS)}")
+    if len(argv) > 1 and not argv[1].isdigit():
+        raise SystemExit(f"seed must be a positive integer, got {argv[1]!r}")
+    DIAGS[argv[0]](int(argv[1]) if len(argv) > 1 else 1)
 
 
 if __name__ == "__main__":

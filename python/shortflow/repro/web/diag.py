@@ -416,22 +416,22 @@ def busy(name: str, point: dict[str, Any], schemes: tuple[str, ...], rate_bps: f
          readings: bool = True) -> None:
     """Each scheme at one point: mean and last page time, the data segments that left the
     bottleneck until the last page ended (distinct and sent again), how busy that kept the
-    link, and how long the distinct segments alone need at its rate."""
-    cap = rate_bps / (1064 * 8)
+    link (their bytes over the link's rate), and how long the distinct segments alone need."""
     for label, ov in (("scenario", None), ("no SYN", no_syn))[: 2 if readings else 1]:
         for scheme in schemes:
             r, names, _ = run_point(name, {**point, "scheme": scheme}, seed, overrides=ov)
             ev = events(r, names)
             pt = [x for x in page_times(r) if x == x]
-            t_end = max(pt)
-            # Data segments only (with the SYN modelled, seqno 0 is the 40-byte SYN).
+            t_end = float(r.pages["end_s"].max())
+            # Data segments only (with the SYN modelled, seqno 0 is the SYN).
             dep = ev.filter((pl.col("lname") == DOWN) & (pl.col("event") == ord("-")) & (pl.col("kind") == 0)
-                            & (pl.col("seqno") > (0 if ov is None else -1)))
-            uniq = dep.select("flow", "seqno").unique().height
-            print(f"{scheme} {point} {label}: mean page {sum(pt) / len(pt):.1f} s, last {t_end:.1f} s; data segments "
-                  f"out of the bottleneck {dep.height} ({uniq} distinct, {dep.height - uniq} sent again) = "
-                  f"{dep.height / (cap * t_end):.2f} of the link until the last page; the distinct segments alone "
-                  f"need {uniq / cap:.0f} s")
+                            & (pl.col("seqno") > (0 if ov is None else -1)) & (pl.col("t") <= t_end))
+            first = dep.unique(["flow", "seqno"], keep="first")
+            need = float(first["size"].sum()) * 8 / rate_bps
+            print(f"{scheme} {point} {label}: mean page {sum(pt) / len(pt):.1f} s, last page ends at {t_end:.1f} s; "
+                  f"data segments out of the bottleneck {dep.height} ({first.height} distinct, "
+                  f"{dep.height - first.height} sent again) = {float(dep['size'].sum()) * 8 / (rate_bps * t_end):.2f} "
+                  f"of the link until then; the distinct segments alone need {need:.0f} s")
 
 
 def f614(seed: int = 1) -> None:
@@ -507,15 +507,17 @@ def f613(seed: int = 1) -> None:
             acc: dict[str, list[dict[str, Any]]] = {"sess": [], "conc": []}
             for sd in range(1, 11):
                 r, names, _ = run_point("ch6/fig6_13.toml", {"scheme": k}, sd, overrides=ov)
-                for m in measure(r, ["sess", "conc"], syn_resends(r, names)):
+                # Without the SYN exchange seqno 0 is data: no SYN/data split then.
+                for m in measure(r, ["sess", "conc"], syn_resends(r, names) if ov is None else None):
                     acc[m["class"]].append(m)
             parts = []
             for cls, ms in acc.items():
-                if ms:
-                    avg = {c: sum(m[c] for m in ms) / len(ms) for c in ("time_s", "syn_timeouts_per_dl",
-                                                                       "data_timeouts_per_dl")}
-                    parts.append(f"{cls} {avg['time_s']:.2f} s ({avg['syn_timeouts_per_dl']:.2f} SYN + "
-                                 f"{avg['data_timeouts_per_dl']:.2f} data timeouts/dl)")
+                if not ms:
+                    continue
+                avg = {c: sum(m[c] for m in ms) / len(ms) for c in ms[0] if c != "class"}
+                split = (f"{avg['syn_timeouts_per_dl']:.2f} SYN + {avg['data_timeouts_per_dl']:.2f} data timeouts/dl"
+                         if ov is None else f"{avg['timeouts_per_dl']:.2f} timeouts/dl")
+                parts.append(f"{cls} {avg['time_s']:.2f} s ({split})")
             print(f"{k} {label}: " + "; ".join(parts))
 
 

@@ -525,7 +525,6 @@ def f613share(seed: int = 1) -> None:
     """Fig. 6.13, seeds 1-5: until the session class's mean page end, how busy the link is
     (data segments leaving the bottleneck over its segment rate) and a session's share
     of those departures against a fair 1/30."""
-    cap = 1.5e6 / (1064 * 8)
     for k in ("k1", "k5", "k15", "k29"):
         u, sh = [], []
         for sd in range(1, 6):
@@ -534,7 +533,7 @@ def f613share(seed: int = 1) -> None:
             t_end = float(r.pages.filter(pl.col("pair").str.starts_with("sess."))["download_s"].mean())
             dep = ev.filter((pl.col("lname") == DOWN) & (pl.col("event") == ord("-")) & (pl.col("kind") == 0)
                             & (pl.col("seqno") > 0) & (pl.col("t") <= t_end))
-            u.append(dep.height / (cap * t_end))
+            u.append(float(dep["size"].sum()) * 8 / (1.5e6 * t_end))
             sess = dep.filter(pl.col("fname").str.starts_with("sess")).height
             sh.append(sess / int(k[1:]) / (dep.height / 30))
         print(f"{k}: link busy {sum(u) / len(u):.2f}; a session's share / fair share {sum(sh) / len(sh):.2f}")

@@ -63,7 +63,7 @@ def _sends(res, cfg: dict[str, Any], link: int | None = None) -> pl.DataFrame:
                        pl.col("flow").map_elements(lambda i: names[i], return_dtype=pl.String).alias("name"))
     first = p.group_by("flow", "seqno").agg(pl.col("time_ns").min().alias("t_first"))
     p = p.join(first, on=["flow", "seqno"]).with_columns((pl.col("time_ns") == pl.col("t_first")).alias("first"))
-    return p.select("time_s", "name", "seqno", "first").sort("time_s")
+    return p.select("time_s", "name", "seqno", "first").sort("time_s", "name", "seqno", "first")
 
 
 # --- Fig. 7.2 -------------------------------------------------------------------------------

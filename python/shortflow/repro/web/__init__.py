@@ -522,8 +522,16 @@ def run(out: str | Path, mode: str = "full", *, log: Optional[Callable[[str], No
     c6, f6 = ch6.run(out, mode == "quick", say)
     c66, f66 = fig66.run(out, mode == "quick", say)
     c6, f6 = c66 + c6, f66 + f6
+    # The ch. 5 traces and ch. 7 also get their own claims tables, as a partial re-run
+    # of either writes them (run_parts).
+    t1 = time.perf_counter()
     c5t, f5t = ch5trace.run(out / "ch5", say)
+    ch7.write_part(out / "ch5", mode, c5t, f5t, t1, "Thesis Figs. 5.8-5.9 (congestion-control traces) claims",
+                   dict(ch5trace.POINT))
+    t1 = time.perf_counter()
     c7, f7 = ch7.run(out / "ch7", mode, say)
+    ch7.write_part(out / "ch7", mode, c7, f7, t1, "TCP session, advanced issues (thesis ch. 7) claims",
+                   MODES_CH7(mode))
     files += f6 + f5t + f7
     claims = (fig42_claims(t42) + fig43_claims(t43) + ch5_claims(terr, sat, kept) + c5t + c6 + c7
               + not_run_claims())

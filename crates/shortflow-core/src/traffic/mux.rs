@@ -24,12 +24,17 @@
 //! argument above). Capacities are reserved at build: no allocation per packet. A lane
 //! is a ring of a power-of-two capacity (indices wrap with a mask), keys are compared
 //! as one `u128`.
-
+//!
+//! **In the scheduler.** The armed event is a `K_MUX` entry of the scheduler's main
+//! heap ([`Scheduler::mux_arm`]). When it pops it stays at the heap's root while its
+//! handler runs (every event scheduled meanwhile has a larger key, so it stays the
+//! root), and the next armed event replaces it there (one sift-down instead of a
+//! removal and a push).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::engine::{Event, Scheduler};
+use crate::engine::Scheduler;
 use crate::time::SimTime;
 
 /// A pending source event: key `(time, seq)` as one integer (`time << 64 | seq`: a
@@ -162,6 +167,9 @@ impl UdpMux {
     }
 
     /// Insert the earliest pending source event into the scheduler (if none is armed).
+    /// After a firing ([`UdpMux::fired`]) it takes the fired event's place in the
+    /// scheduler ([`Scheduler::mux_arm`]), or releases that place when no source has
+    /// an event left ([`Scheduler::mux_idle`]).
     #[inline]
     pub fn arm(&mut self, sched: &mut Scheduler) {
         if self.armed.is_some() {
@@ -187,16 +195,18 @@ impl UdpMux {
         } else if let Some(Reverse(e)) = self.heap.pop() {
             e
         } else {
+            sched.mux_idle();
             return;
         };
         self.armed = Some(e);
-        sched.at_seq(SimTime(e.time()), e.seq(), Event::App { app: e.app, token: 0 });
+        sched.mux_arm(SimTime(e.time()), e.seq(), e.app);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Event;
 
     /// Events scheduled through the multiplexer pop in the same order, at the same
     /// times, as the same events scheduled directly.
@@ -235,6 +245,9 @@ mod tests {
                 if mux {
                     assert!(m.fired(app));
                 }
+                // An unrelated event scheduled by the handler before the re-arm (the
+                // fired entry is still the scheduler's root then).
+                s.after(SimTime(3), Event::App { app: 200 + app, token: 0 });
                 if let Some(&d) = plan[a].get(next[a]) {
                     next[a] += 1;
                     if mux {
@@ -250,7 +263,7 @@ mod tests {
             out
         };
         let direct = run(false);
-        assert_eq!(direct.len(), plan.iter().map(|p| p.len() + 1).sum::<usize>() + plan.len());
+        assert_eq!(direct.len(), 2 * plan.iter().map(|p| p.len() + 1).sum::<usize>() + plan.len());
         assert_eq!(run(true), direct);
     }
 }

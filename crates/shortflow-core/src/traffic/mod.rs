@@ -143,6 +143,9 @@ pub struct UdpSource {
     /// same as a [`SimTime`]: most delays are this spacing, whose conversion is done once.
     step_s: f64,
     step: SimTime,
+    /// The first link towards `dst_node` (set once the network is built, routes are
+    /// static; `net::NO_LINK` until then: looked up per packet).
+    pub first_link: u32,
 }
 
 pub enum UdpGen {
@@ -393,7 +396,7 @@ impl UdpSource {
             UdpGen::Cbr(g) => g.interval_s(),
         };
         let step = SimTime::from_secs_f64(step_s);
-        UdpSource { flow, node, dst_node, dst_agent, gen, rng, stop, pkts_sent: 0, step_s, step }
+        UdpSource { flow, node, dst_node, dst_agent, gen, rng, stop, pkts_sent: 0, step_s, step, first_link: crate::net::NO_LINK }
     }
 
     /// The source's timer: send the next datagram (if any); returns the delay until
@@ -411,7 +414,7 @@ impl UdpSource {
         if size > 0 {
             let pkt = crate::net::packet::Packet::udp(self.flow, self.dst_node, self.dst_agent, size, self.pkts_sent as i64, now);
             let id = cx.net.pool.alloc(pkt);
-            cx.net.send_from(cx.sched, self.node, id);
+            cx.net.send_via(cx.sched, self.node, self.first_link, id);
             self.pkts_sent += 1;
         }
         // The spacing's conversion is done once (`from_secs_f64` is a function of the

@@ -15,6 +15,12 @@ depend on the machine's load, and the packets the UDP sources sent.
 
 With PYTHONPATH pointing at another copy of the `shortflow` package (e.g. one holding a
 base build's `_core` module), the same sample measures that build.
+
+`--against DIR` measures two builds task by task: each sampled task runs in this process
+and in a worker process whose PYTHONPATH is DIR (a copy of the package holding the other
+build's `_core`), in alternating order, `--rounds` times; both projections are printed
+with the median per-task ratio (this build / DIR's), and the events must agree. On a
+shared machine this pairs every measurement with one taken seconds apart.
 """
 from __future__ import annotations
 
@@ -84,15 +90,84 @@ def run_task(config_json: str) -> tuple[float, int, int]:
     return cpu, int(out["stats"]["events"]), int(udp)
 
 
+def _worker() -> None:
+    """`--worker`: read one config per line (JSON-encoded string) on stdin, answer one JSON
+    line per task: [cpu_s, events, udp_pkts] (run_task in this process)."""
+    import shortflow
+
+    print(f"worker: shortflow from {Path(shortflow.__file__).parent}", file=sys.stderr)
+    for line in sys.stdin:
+        print(json.dumps(run_task(json.loads(line))), flush=True)
+
+
+def against(items: list[dict[str, Any]], other: Path, rounds: int) -> None:
+    """Run every item here and in a worker on `other`'s package, alternating; print both
+    projections and the median ratio."""
+    import os
+    import statistics
+    import subprocess
+
+    env = dict(os.environ, PYTHONPATH=str(other))
+    w = subprocess.Popen([sys.executable, __file__, "--worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
+                         text=True)
+    assert w.stdin is not None and w.stdout is not None
+
+    def there(cfg: str) -> tuple[float, int, int]:
+        w.stdin.write(json.dumps(cfg) + "\n")
+        w.stdin.flush()
+        return tuple(json.loads(w.stdout.readline()))  # type: ignore[return-value]
+
+    cpu = {"here": [[] for _ in items], "there": [[] for _ in items]}
+    for r in range(rounds):
+        for i, it in enumerate(items):
+            order = ("here", "there") if (r + i) % 2 == 0 else ("there", "here")
+            for who in order:
+                c, ev, _ = run_task(it["config"]) if who == "here" else there(it["config"])
+                cpu[who][i].append(c)
+                if it.setdefault("events", ev) != ev:
+                    sys.exit(f"fig{it['figure']} x={it['x']}: events differ between the builds ({it['events']} vs {ev})")
+        print(f"round {r + 1} of {rounds} done", file=sys.stderr)
+    w.stdin.close()
+    w.wait()
+    med = {k: [statistics.median(v) for v in cpu[k]] for k in cpu}
+    print("| figure | tasks | CPU per task, other -> this build | projected CPU | events per task |")
+    print("|---|---|---|---|---|")
+    tot = {"here": 0.0, "there": 0.0}
+    ev_all = 0.0
+    for no in dict.fromkeys(it["figure"] for it in items):
+        idx = [i for i, it in enumerate(items) if it["figure"] == no]
+        n = items[idx[0]]["tasks"]
+        m = {k: sum(med[k][i] for i in idx) / len(idx) for k in med}
+        ev = sum(items[i]["events"] for i in idx) / len(idx)
+        ev_all += ev * n
+        for k in tot:
+            tot[k] += m[k] * n
+        print(f"| {no} | {n} | {m['there']:.3f} -> {m['here']:.3f} s | {m['there'] * n:.0f} -> {m['here'] * n:.0f} s | "
+              f"{ev / 1e6:.2f} M |")
+    ratios = [h / t for hs, ts in zip(cpu["here"], cpu["there"]) for h, t in zip(hs, ts)]
+    print(f"| all | | | {tot['there']:.0f} -> {tot['here']:.0f} s = {tot['there'] / 120:.1f} -> {tot['here'] / 120:.1f} min "
+          f"on 2 cores | {ev_all / 1e9:.2f} G |")
+    print(f"per-task CPU ratio this/other: median {statistics.median(ratios):.3f} "
+          f"(quartiles {statistics.quantiles(ratios, n=4)[0]:.3f}..{statistics.quantiles(ratios, n=4)[2]:.3f}), "
+          f"{len(ratios)} pairs")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--figures", type=int, nargs="*", default=list(range(10, 20)))
     ap.add_argument("--json", type=Path, help="write every task's measurement here")
+    ap.add_argument("--against", type=Path, help="a copy of the package with another build's _core: measure both, paired")
+    ap.add_argument("--rounds", type=int, default=3, help="with --against: runs of each task per build")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.worker:
+        return _worker()
     import shortflow
 
     items = sample(a.figures)
     print(f"shortflow from {Path(shortflow.__file__).parent}; {len(items)} sampled tasks", file=sys.stderr)
+    if a.against:
+        return against(items, a.against, a.rounds)
     rows = []
     for it in items:
         cpu, events, udp = run_task(it["config"])

@@ -241,13 +241,20 @@ impl Simulation {
         // ---- applications
         let mut sched = Scheduler::new();
         let mut apps = build_apps(&cfg, &infos, &mut sched)?;
-        // Web workloads: one server endpoint agent per client–server pair.
+        // Web workloads: one server endpoint agent per client–server pair. UDP sources
+        // look their first link up once (static routes).
         for (ai, app) in apps.list.iter_mut().enumerate() {
-            if let crate::traffic::App::Web(w) = app {
-                for pair in &mut w.pairs {
-                    pair.server_agent = agents.len() as u32;
-                    agents.push(AgentRef::WebServer(ai as u32));
+            match app {
+                crate::traffic::App::Web(w) => {
+                    for pair in &mut w.pairs {
+                        pair.server_agent = agents.len() as u32;
+                        agents.push(AgentRef::WebServer(ai as u32));
+                    }
                 }
+                crate::traffic::App::Udp(u) => {
+                    u.first_link = net.routes.route(u.node, u.dst_node).unwrap_or(crate::net::NO_LINK);
+                }
+                _ => {}
             }
         }
         Ok(Simulation {

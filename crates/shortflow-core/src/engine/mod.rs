@@ -65,6 +65,12 @@
 //!    depends on, it calls [`Timer::unpark`]: the next firing, at the key the chain of
 //!    re-arms has reached, is delivered again as an ordinary timer event.
 //!
+//! 5. **The UDP multiplexer's entry** (`traffic::mux`: one entry for all UDP sources,
+//!    [`Scheduler::mux_arm`]). When it pops it is left at the main heap's root while
+//!    its handler runs -- every event inserted meanwhile has a larger key, so it stays
+//!    the root -- and the handler's re-arm replaces it there: one sift-down per source
+//!    event instead of a removal and a push.
+//!
 //! The heaps are hand-written binary min-heaps of 24-byte entries keyed by
 //! `(time, seq << 12 | tag)`: the event kind rides in the low bits of the tie-breaker,
 //! which cannot change the order because sequence numbers are unique. In the 45 Mb/s,
@@ -100,6 +106,7 @@ const K_LANE: u64 = 4; // a = link, b = pkt of the lane's head, lane in bits 4..
 const K_RAWTIMER: u64 = 5; // a = agent, b = gen, timer id in bits 4..12 of `sk`
 const K_ELEM: u64 = 6; // a = element, b = token
 const K_PARKED: u64 = 7; // timer heap only: a = park lane, keyed by the lane's oldest entry
+const K_MUX: u64 = 8; // the UDP multiplexer's armed source event (`Scheduler::mux_arm`): a = app
 /// Low bits of `sk` below the sequence number: kind (4 bits), then a raw timer's id
 /// (8 bits). Sequence numbers must stay below 2^52 (~4.5e15 events).
 const KIND_BITS: u32 = 12;
@@ -282,6 +289,10 @@ pub struct Scheduler {
     /// May owners park timers ([`Timer::park`])? On by default; off, every firing is
     /// delivered (tests compare both).
     pub park_timers: bool,
+    /// `sk` of the UDP multiplexer's entry that fired and still sits at the main heap's
+    /// root until the multiplexer re-arms ([`Scheduler::mux_arm`], [`Scheduler::mux_idle`]);
+    /// 0: none.
+    mux_root: u64,
 }
 
 impl Default for Scheduler {
@@ -320,6 +331,7 @@ impl Scheduler {
             fired: 0,
             parked_rearms: 0,
             park_timers: true,
+            mux_root: 0,
         }
     }
 
@@ -363,6 +375,40 @@ impl Scheduler {
         self.insert(at.0, seq, ev);
     }
 
+    /// Insert the UDP multiplexer's armed source event (`traffic::mux`): `Event::App {
+    /// app, token: 0 }` at `(at, seq)`, `seq` reserved earlier (as [`Scheduler::at_seq`]).
+    ///
+    /// When such an entry pops it is left at the main heap's root while its handler
+    /// runs: every event inserted meanwhile has a larger key than the one being handled
+    /// (the ordering contract: nothing is scheduled before the current event), so the
+    /// entry stays the root, and the handler's re-arm replaces it there (one sift-down)
+    /// instead of a removal and a push. The handler of a multiplexer event must end
+    /// with this call or [`Scheduler::mux_idle`].
+    #[inline]
+    pub fn mux_arm(&mut self, at: SimTime, seq: u64, app: u32) {
+        debug_assert!(at >= self.now);
+        assert!(seq < 1 << (64 - KIND_BITS), "sequence number overflow");
+        let e = Entry { time: at.0, sk: seq << KIND_BITS | K_MUX, a: app, b: 0 };
+        if self.mux_root != 0 {
+            assert!(self.heap.0[0].sk == self.mux_root, "the fired multiplexer entry is the heap's root");
+            self.mux_root = 0;
+            self.heap.replace_top(e);
+        } else {
+            self.heap.push(e);
+        }
+    }
+
+    /// The UDP multiplexer has no event left to arm: the fired entry (if any) leaves the
+    /// heap.
+    #[inline]
+    pub fn mux_idle(&mut self) {
+        if self.mux_root != 0 {
+            assert!(self.heap.0[0].sk == self.mux_root, "the fired multiplexer entry is the heap's root");
+            self.mux_root = 0;
+            self.heap.remove_top();
+        }
+    }
+
     /// Sequence number of the event being processed: with equal times, an event with a
     /// smaller sequence number fires first.
     #[inline]
@@ -379,6 +425,7 @@ impl Scheduler {
     /// Pop the next event at or before `until`, advancing the clock.
     #[inline]
     pub fn pop(&mut self, until: SimTime) -> Option<Event> {
+        debug_assert_eq!(self.mux_root, 0, "a multiplexer event's handler ends with mux_arm or mux_idle");
         loop {
             // The next event is the smaller of the two heaps' minima.
             let (top, timer_heap) = match (self.heap.top(), self.theap.top()) {
@@ -442,6 +489,10 @@ impl Scheduler {
                     None => self.heap.remove_top(),
                 }
                 Event::Arrive { link: top.a, pkt: top.b }
+            } else if top.sk & KIND_MASK == K_MUX {
+                // Left at the root until the multiplexer re-arms (`mux_arm`).
+                self.mux_root = top.sk;
+                Event::App { app: top.a, token: 0 }
             } else {
                 self.heap.remove_top();
                 match top.sk & KIND_MASK {

@@ -248,7 +248,7 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                 let start = s0 + rng.uniform() * j;
                 let (src, dst) = (fa.src, fa.dst);
                 udp_src_app[fi as usize] = Some(ai);
-                let u = UdpSource { flow: fi, node: src, dst_node: dst, dst_agent, gen: UdpGen::OnOff(gen), rng, stop, pkts_sent: 0 };
+                let u = UdpSource::new(fi, src, dst, dst_agent, UdpGen::OnOff(gen), rng, stop);
                 udp_mux.add_source(Some(u.interval()));
                 udp_mux.schedule_first(sched, SimTime::from_secs_f64(start), ai);
                 apps.push(App::Udp(Box::new(u)));
@@ -368,7 +368,7 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                 let (src, dst) = (fa.src, fa.dst);
                 udp_src_app[fi as usize] = Some(ai);
                 let rng = Rng::for_source(cfg.seed, &format!("cbr:{flow}"));
-                let u = UdpSource { flow: fi, node: src, dst_node: dst, dst_agent, gen: UdpGen::Cbr(gen), rng, stop, pkts_sent: 0 };
+                let u = UdpSource::new(fi, src, dst, dst_agent, UdpGen::Cbr(gen), rng, stop);
                 udp_mux.add_source(Some(u.interval()));
                 udp_mux.schedule_first(sched, SimTime::from_secs_f64(s0), ai);
                 apps.push(App::Udp(Box::new(u)));

@@ -139,6 +139,13 @@ pub struct UdpSource {
     pub rng: Rng,
     pub stop: Option<SimTime>,
     pub pkts_sent: u64,
+    /// The packet spacing while sending, s (`interval_s` of the generator), and the
+    /// same as a [`SimTime`]: most delays are this spacing, whose conversion is done once.
+    step_s: f64,
+    step: SimTime,
+    /// The first link towards `dst_node` (set once the network is built, routes are
+    /// static; `net::NO_LINK` until then: looked up per packet).
+    pub first_link: u32,
 }
 
 pub enum UdpGen {
@@ -383,6 +390,15 @@ impl Apps {
 }
 
 impl UdpSource {
+    pub fn new(flow: u32, node: u32, dst_node: u32, dst_agent: u32, gen: UdpGen, rng: Rng, stop: Option<SimTime>) -> Self {
+        let step_s = match &gen {
+            UdpGen::OnOff(g) => g.interval_s(),
+            UdpGen::Cbr(g) => g.interval_s(),
+        };
+        let step = SimTime::from_secs_f64(step_s);
+        UdpSource { flow, node, dst_node, dst_agent, gen, rng, stop, pkts_sent: 0, step_s, step, first_link: crate::net::NO_LINK }
+    }
+
     /// The source's timer: send the next datagram (if any); returns the delay until
     /// the next one (`None`: the source is done). The caller schedules it (through
     /// [`mux::UdpMux`]) right away, before anything else takes a sequence number.
@@ -398,17 +414,16 @@ impl UdpSource {
         if size > 0 {
             let pkt = crate::net::packet::Packet::udp(self.flow, self.dst_node, self.dst_agent, size, self.pkts_sent as i64, now);
             let id = cx.net.pool.alloc(pkt);
-            cx.net.send_from(cx.sched, self.node, id);
+            cx.net.send_via(cx.sched, self.node, self.first_link, id);
             self.pkts_sent += 1;
         }
-        (delay > 0.0 && delay.is_finite()).then(|| SimTime::from_secs_f64(delay))
+        // The spacing's conversion is done once (`from_secs_f64` is a function of the
+        // value: the same `SimTime`).
+        (delay > 0.0 && delay.is_finite()).then(|| if delay == self.step_s { self.step } else { SimTime::from_secs_f64(delay) })
     }
 
     /// The spacing of this source's packets while it sends (its lane in the multiplexer).
     pub fn interval(&self) -> SimTime {
-        SimTime::from_secs_f64(match &self.gen {
-            UdpGen::OnOff(g) => g.interval_s(),
-            UdpGen::Cbr(g) => g.interval_s(),
-        })
+        self.step
     }
 }

@@ -21,25 +21,74 @@
 //! others (a burst's end with its idle time, a start) go to a small binary heap. Lanes
 //! exist for the sources' packet intervals, taken at build; a push that would break a
 //! lane's order goes to the heap (checked every time, so order never rests on the
-//! argument above). Capacities are reserved at build: no allocation per packet.
+//! argument above). Capacities are reserved at build: no allocation per packet. A lane
+//! is a ring of a power-of-two capacity (indices wrap with a mask), keys are compared
+//! as one `u128`.
+//!
+//! **In the scheduler.** The armed event is a `K_MUX` entry of the scheduler's main
+//! heap ([`Scheduler::mux_arm`]). When it pops it stays at the heap's root while its
+//! handler runs (every event scheduled meanwhile has a larger key, so it stays the
+//! root), and the next armed event replaces it there (one sift-down instead of a
+//! removal and a push).
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
-use crate::engine::{Event, Scheduler};
+use crate::engine::Scheduler;
 use crate::time::SimTime;
 
-/// A pending source event: key `(time, seq)` and the source's application index.
-type Pending = (u64, u64, u32);
+/// A pending source event: key `(time, seq)` as one integer (`time << 64 | seq`: a
+/// single comparison), and the source's application index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Pending {
+    key: u128,
+    app: u32,
+}
+
+impl Pending {
+    #[inline(always)]
+    fn new(time: u64, seq: u64, app: u32) -> Self {
+        Pending { key: (time as u128) << 64 | seq as u128, app }
+    }
+    #[inline(always)]
+    fn time(&self) -> u64 {
+        (self.key >> 64) as u64
+    }
+    #[inline(always)]
+    fn seq(&self) -> u64 {
+        self.key as u64
+    }
+}
 
 /// At most this many lanes (distinct packet intervals); other distances use the heap.
 const MAX_LANES: usize = 8;
 
+/// A FIFO of the events scheduled `dist` ns ahead, in key order: a ring of a
+/// power-of-two capacity of at least the number of sources, sized at
+/// [`UdpMux::reserve`] (every source has at most one pending event, so it never
+/// fills; a push into a full ring goes to the heap instead).
+struct Lane {
+    dist: u64,
+    buf: Box<[Pending]>,
+    /// `buf.len() - 1`.
+    mask: usize,
+    head: usize,
+    len: usize,
+    /// Key of the newest event (meaningful while `len > 0`).
+    back: u128,
+}
+
+impl Lane {
+    #[inline(always)]
+    fn front(&self) -> Option<Pending> {
+        (self.len > 0).then(|| self.buf[self.head & self.mask])
+    }
+}
+
 /// The sources' pending events, and which one is in the scheduler.
 #[derive(Default)]
 pub struct UdpMux {
-    /// `(distance ahead in ns, events in key order)`.
-    lanes: Vec<(u64, VecDeque<Pending>)>,
+    lanes: Vec<Lane>,
     heap: BinaryHeap<Reverse<Pending>>,
     /// The event inserted into the scheduler (the minimum), if any.
     armed: Option<Pending>,
@@ -53,19 +102,22 @@ impl UdpMux {
     pub fn add_source(&mut self, interval: Option<SimTime>) {
         self.sources += 1;
         if let Some(d) = interval {
-            if d.0 > 0 && self.lanes.len() < MAX_LANES && !self.lanes.iter().any(|(x, _)| *x == d.0) {
-                self.lanes.push((d.0, VecDeque::new()));
+            if d.0 > 0 && self.lanes.len() < MAX_LANES && !self.lanes.iter().any(|l| l.dist == d.0) {
+                self.lanes.push(Lane { dist: d.0, buf: Box::new([]), mask: 0, head: 0, len: 0, back: 0 });
             }
         }
     }
 
-    /// Reserve the capacities (every source has at most one pending event).
+    /// Reserve the capacities (every source has at most one pending event): call after
+    /// the last [`UdpMux::add_source`], before the first [`UdpMux::schedule_after`].
     pub fn reserve(&mut self) {
-        let n = self.sources;
-        for (_, q) in &mut self.lanes {
-            q.reserve(n);
+        let n = self.sources.max(1).next_power_of_two();
+        for l in &mut self.lanes {
+            debug_assert_eq!(l.len, 0, "lanes are empty until the run starts");
+            l.buf = vec![Pending { key: 0, app: 0 }; n].into_boxed_slice();
+            l.mask = n - 1;
         }
-        self.heap.reserve(n);
+        self.heap.reserve(self.sources);
     }
 
     /// A source's first event at `at` (build time): takes its sequence number now, as
@@ -73,22 +125,25 @@ impl UdpMux {
     pub fn schedule_first(&mut self, sched: &mut Scheduler, at: SimTime, app: u32) {
         let at = at.max(sched.now());
         let seq = sched.reserve_seq();
-        self.heap.push(Reverse((at.0, seq, app)));
+        self.heap.push(Reverse(Pending::new(at.0, seq, app)));
     }
 
     /// Source `app`'s next event `delay` from now; the sequence number is taken now,
     /// as `Scheduler::after` would have.
+    #[inline]
     pub fn schedule_after(&mut self, sched: &mut Scheduler, delay: SimTime, app: u32) {
         let now = sched.now();
         let at = now + delay;
         let at = if at < now { now } else { at };
         let seq = sched.reserve_seq();
-        let e = (at.0, seq, app);
+        let e = Pending::new(at.0, seq, app);
         let d = at.0 - now.0;
-        for (x, q) in &mut self.lanes {
-            if *x == d {
-                if q.back().is_none_or(|b| (b.0, b.1) < (e.0, e.1)) {
-                    q.push_back(e);
+        for l in &mut self.lanes {
+            if l.dist == d {
+                if (l.len == 0 || l.back < e.key) && l.len < l.buf.len() {
+                    l.buf[(l.head + l.len) & l.mask] = e;
+                    l.len += 1;
+                    l.back = e.key;
                     return;
                 }
                 break;
@@ -100,9 +155,10 @@ impl UdpMux {
     /// The armed event of `app` fired: forget it (the source then schedules its next
     /// event, if any, and the caller arms the new minimum). False when `app`'s event
     /// was not the armed one (an event not scheduled through the multiplexer).
+    #[inline]
     pub fn fired(&mut self, app: u32) -> bool {
         match self.armed {
-            Some((_, _, a)) if a == app => {
+            Some(p) if p.app == app => {
                 self.armed = None;
                 true
             }
@@ -111,36 +167,46 @@ impl UdpMux {
     }
 
     /// Insert the earliest pending source event into the scheduler (if none is armed).
+    /// After a firing ([`UdpMux::fired`]) it takes the fired event's place in the
+    /// scheduler ([`Scheduler::mux_arm`]), or releases that place when no source has
+    /// an event left ([`Scheduler::mux_idle`]).
+    #[inline]
     pub fn arm(&mut self, sched: &mut Scheduler) {
         if self.armed.is_some() {
             return;
         }
         // The minimum over the lane fronts and the heap's top.
-        let mut best: Option<(Pending, Option<usize>)> = self.heap.peek().map(|r| (r.0, None));
-        for (i, (_, q)) in self.lanes.iter().enumerate() {
-            if let Some(&f) = q.front() {
-                if best.is_none_or(|(b, _)| (f.0, f.1) < (b.0, b.1)) {
-                    best = Some((f, Some(i)));
+        let mut best = self.heap.peek().map_or(u128::MAX, |r| r.0.key);
+        let mut from = usize::MAX;
+        for (i, l) in self.lanes.iter().enumerate() {
+            if let Some(f) = l.front() {
+                if f.key < best {
+                    best = f.key;
+                    from = i;
                 }
             }
         }
-        let Some((e, from)) = best else { return };
-        match from {
-            Some(i) => {
-                self.lanes[i].1.pop_front();
-            }
-            None => {
-                self.heap.pop();
-            }
-        }
+        let e = if from != usize::MAX {
+            let l = &mut self.lanes[from];
+            let e = l.buf[l.head & l.mask];
+            l.head = (l.head + 1) & l.mask;
+            l.len -= 1;
+            e
+        } else if let Some(Reverse(e)) = self.heap.pop() {
+            e
+        } else {
+            sched.mux_idle();
+            return;
+        };
         self.armed = Some(e);
-        sched.at_seq(SimTime(e.0), e.1, Event::App { app: e.2, token: 0 });
+        sched.mux_arm(SimTime(e.time()), e.seq(), e.app);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Event;
 
     /// Events scheduled through the multiplexer pop in the same order, at the same
     /// times, as the same events scheduled directly.
@@ -179,6 +245,9 @@ mod tests {
                 if mux {
                     assert!(m.fired(app));
                 }
+                // An unrelated event scheduled by the handler before the re-arm (the
+                // fired entry is still the scheduler's root then).
+                s.after(SimTime(3), Event::App { app: 200 + app, token: 0 });
                 if let Some(&d) = plan[a].get(next[a]) {
                     next[a] += 1;
                     if mux {
@@ -194,7 +263,7 @@ mod tests {
             out
         };
         let direct = run(false);
-        assert_eq!(direct.len(), plan.iter().map(|p| p.len() + 1).sum::<usize>() + plan.len());
+        assert_eq!(direct.len(), 2 * plan.iter().map(|p| p.len() + 1).sum::<usize>() + plan.len());
         assert_eq!(run(true), direct);
     }
 }

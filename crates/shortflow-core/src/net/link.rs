@@ -41,18 +41,20 @@ pub struct Link {
     /// idle link with an empty queue is accepted and dequeued at once: `link_recv` may
     /// hand it straight to the transmitter (see [`Link::new`]).
     pub(crate) passthrough: bool,
-    /// Tracing, an element at the far node or random loss: an arrival has more to do
-    /// than deliver or forward (one test on the arrival path instead of three). Boxed
-    /// and None without any of them, as on every access link of a large run (8 bytes
-    /// less per link direction).
+    /// Record per-packet events of this link (set with [`Link::set_traced`]). Inline:
+    /// the transmit path tests it for every packet.
+    traced: bool,
+    /// `traced`, an element at the far node or random loss: an arrival has more to do
+    /// than deliver or forward. One test on the arrival path instead of three.
+    arrive_hooks: bool,
+    /// The far node's element and the random loss, boxed and None without either, as
+    /// on every access link of a large run (8 bytes less per link direction).
     hooks: Option<Box<ArriveHooks>>,
 }
 
-/// What an arrival at a link may have to do besides deliver or forward (`Link::hooks`).
+/// The far node's element and a link's random loss (`Link::hooks`).
 #[derive(Debug)]
 struct ArriveHooks {
-    /// Record per-packet events of this link (set with [`Link::set_traced`]).
-    traced: bool,
     /// The element at the far node (`net::element`), or `NO_ELEM` (set with
     /// [`Link::set_dst_elem`]).
     dst_elem: u32,
@@ -63,7 +65,7 @@ struct ArriveHooks {
 
 impl Default for ArriveHooks {
     fn default() -> Self {
-        ArriveHooks { traced: false, dst_elem: crate::net::element::NO_ELEM, loss: None }
+        ArriveHooks { dst_elem: crate::net::element::NO_ELEM, loss: None }
     }
 }
 
@@ -154,21 +156,25 @@ impl Link {
             drops: 0,
             bytes_departed: 0,
             passthrough,
+            traced: false,
+            arrive_hooks: false,
             hooks: None,
         }
     }
 
     /// Record this link's per-packet events or not.
     pub fn set_traced(&mut self, on: bool) {
-        self.hooks_mut(|h| h.traced = on);
+        self.traced = on;
+        self.arrive_hooks = self.traced || self.hooks.is_some();
     }
-    /// Change the hooks with `f`; none left set frees them.
+    /// Change the element and loss with `f`; neither left set frees their box.
     fn hooks_mut(&mut self, f: impl FnOnce(&mut ArriveHooks)) {
         let h = self.hooks.get_or_insert_with(Default::default);
         f(h);
-        if !h.traced && h.dst_elem == crate::net::element::NO_ELEM && h.loss.is_none() {
+        if h.dst_elem == crate::net::element::NO_ELEM && h.loss.is_none() {
             self.hooks = None;
         }
+        self.arrive_hooks = self.traced || self.hooks.is_some();
     }
     /// Lose packets crossing this link at random (`None`: no loss).
     pub fn set_loss(&mut self, loss: Option<Box<RandomLoss>>) {
@@ -184,7 +190,7 @@ impl Link {
     }
     #[inline]
     pub fn traced(&self) -> bool {
-        self.hooks.as_deref().is_some_and(|h| h.traced)
+        self.traced
     }
 
     /// Hand arrivals at the far node to element `elem` first.
@@ -198,7 +204,7 @@ impl Link {
     /// An arrival must be traced or shown to an element (see `Network::arrive`).
     #[inline]
     pub(crate) fn arrive_hooks(&self) -> bool {
-        self.hooks.is_some()
+        self.arrive_hooks
     }
 
     /// Is the transmitter busy for an event firing at (`now`, `seq`)? At exactly

@@ -456,7 +456,7 @@ impl Simulation {
             tt.bytes.push(t.bytes);
             let start = t.start.as_secs_f64();
             tt.start_s.push(start);
-            match t.end {
+            match t.end.get() {
                 Some(e) => {
                     tt.end_s.push(e.as_secs_f64());
                     tt.completion_s.push(e.as_secs_f64() - start);
@@ -468,7 +468,7 @@ impl Simulation {
             }
             tt.push_counters(&t.counters());
             tt.initial_cwnd.push(t.initial_cwnd);
-            tt.delivered_s.push(t.delivered.map_or(f64::NAN, |d| d.as_secs_f64()));
+            tt.delivered_s.push(t.delivered.get().map_or(f64::NAN, |d| d.as_secs_f64()));
         }
         let mut reported_cbs = std::collections::HashSet::new();
         let pos = self.loop_position();
@@ -493,7 +493,7 @@ impl Simulation {
                 ft.final_ssthresh.push(cb.tcb.ssthresh as f64);
                 ft.pkts_received.push(k.pkts_received);
                 ft.false_retx.push(k.dup_segs);
-                ft.start_s.push(s.conn_start.map_or(f64::NAN, |t| t.as_secs_f64()));
+                ft.start_s.push(s.conn_start.get().map_or(f64::NAN, |t| t.as_secs_f64()));
                 ft.acked_by_s.push(&s.acked_by_s());
             } else {
                 let (u_pkts, u_bytes) = fa.udp_sink.map_or((0, 0), |u| self.net.udp.received(u, &pos));

@@ -53,6 +53,57 @@ impl SimTime {
     }
 }
 
+/// An optional point in simulated time in 8 bytes, where `Option<SimTime>` takes 16
+/// (issue 21 item 3: a connection keeps several): `u64::MAX` stands for none. Only for
+/// times the simulation has reached, which are never `SimTime::MAX` (584 years);
+/// [`OptTime::some`] checks it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OptTime(u64);
+
+impl OptTime {
+    pub const NONE: OptTime = OptTime(u64::MAX);
+
+    /// `t`, which must not be `SimTime::MAX` (the encoding of none).
+    #[inline]
+    pub fn some(t: SimTime) -> OptTime {
+        assert!(t != SimTime::MAX, "OptTime::some: SimTime::MAX is not a time the simulation reaches");
+        OptTime(t.0)
+    }
+
+    #[inline]
+    pub fn get(self) -> Option<SimTime> {
+        (self.0 != u64::MAX).then_some(SimTime(self.0))
+    }
+
+    #[inline]
+    pub fn is_some(self) -> bool {
+        self.0 != u64::MAX
+    }
+
+    #[inline]
+    pub fn is_none(self) -> bool {
+        self.0 == u64::MAX
+    }
+
+    /// The time, leaving none behind.
+    #[inline]
+    pub fn take(&mut self) -> Option<SimTime> {
+        std::mem::replace(self, OptTime::NONE).get()
+    }
+}
+
+impl Default for OptTime {
+    fn default() -> Self {
+        OptTime::NONE
+    }
+}
+
+impl fmt::Debug for OptTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
 impl Add for SimTime {
     type Output = SimTime;
     #[inline]
@@ -137,5 +188,23 @@ mod tests {
         assert_eq!(SimTime::from_secs_f64(0.05), SimTime::from_millis(50));
         assert_eq!(SimTime::from_secs_f64(-1.0), SimTime::ZERO);
         assert_eq!(SimTime::from_secs_f64(1e-9 * 1.4), SimTime(1));
+    }
+
+    #[test]
+    fn opt_time_is_eight_bytes_and_round_trips() {
+        assert_eq!(std::mem::size_of::<OptTime>(), 8);
+        assert_eq!(OptTime::default().get(), None);
+        let mut t = OptTime::some(SimTime::from_millis(7));
+        assert!(t.is_some() && !t.is_none());
+        assert_eq!(t.get(), Some(SimTime::from_millis(7)));
+        assert_eq!(OptTime::some(SimTime::ZERO).get(), Some(SimTime::ZERO));
+        assert_eq!(t.take(), Some(SimTime::from_millis(7)));
+        assert!(t.is_none());
+        assert_eq!(format!("{:?}", OptTime::some(SimTime(5))), "Some(SimTime(5))");
+    }
+    #[test]
+    #[should_panic(expected = "OptTime::some")]
+    fn opt_time_refuses_max() {
+        OptTime::some(SimTime::MAX);
     }
 }

@@ -6,7 +6,7 @@ use crate::engine::Scheduler;
 use crate::net::Network;
 use crate::results::{AckTrace, CwndTrace, StartupTrace};
 use crate::path::PathRegistry;
-use crate::time::SimTime;
+use crate::time::{OptTime, SimTime};
 
 /// A finished or running application-level transfer.
 #[derive(Clone, Debug)]
@@ -15,7 +15,7 @@ pub struct TransferRec {
     pub round: u32,
     pub bytes: u64,
     pub start: SimTime,
-    pub end: Option<SimTime>,
+    pub end: OptTime,
     /// The connection's loss-recovery counters from the transfer's start to its end;
     /// while it is unfinished (`end` None), the connection's counters at its start
     /// (the results then show zeros: [`TransferRec::counters`]).
@@ -23,7 +23,7 @@ pub struct TransferRec {
     pub initial_cwnd: f64,
     /// When the receiver had the transfer's last segment in order (the application
     /// could read the last byte): the sink records it.
-    pub delivered: Option<SimTime>,
+    pub delivered: OptTime,
 }
 
 impl TransferRec {

@@ -37,21 +37,36 @@ pub struct Link {
     pub departures: u64,
     pub drops: u64,
     pub bytes_departed: u64,
-    /// Record per-packet events of this link (set with [`Link::set_traced`]).
-    traced: bool,
     /// The queue is a DropTail that accepts an arrival when empty, so an arrival at an
     /// idle link with an empty queue is accepted and dequeued at once: `link_recv` may
     /// hand it straight to the transmitter (see [`Link::new`]).
     pub(crate) passthrough: bool,
+    /// Record per-packet events of this link (set with [`Link::set_traced`]). Inline:
+    /// the transmit path tests it for every packet.
+    traced: bool,
+    /// `traced`, an element at the far node or random loss: an arrival has more to do
+    /// than deliver or forward. One test on the arrival path instead of three.
+    arrive_hooks: bool,
+    /// The far node's element and the random loss, boxed and None without either, as
+    /// on every access link of a large run (8 bytes less per link direction).
+    hooks: Option<Box<ArriveHooks>>,
+}
+
+/// The far node's element and a link's random loss (`Link::hooks`).
+#[derive(Debug)]
+struct ArriveHooks {
     /// The element at the far node (`net::element`), or `NO_ELEM` (set with
     /// [`Link::set_dst_elem`]).
     dst_elem: u32,
     /// Uniform random loss on this link, if any (`LinkConfig::loss`; set with
     /// [`Link::set_loss`]).
     loss: Option<Box<RandomLoss>>,
-    /// `traced`, an element at the far node or random loss: an arrival has more to do
-    /// than deliver or forward. One test on the arrival path instead of three.
-    arrive_hooks: bool,
+}
+
+impl Default for ArriveHooks {
+    fn default() -> Self {
+        ArriveHooks { dst_elem: crate::net::element::NO_ELEM, loss: None }
+    }
 }
 
 /// What the links of one rate and propagation delay share (`Network::link_classes`;
@@ -140,34 +155,38 @@ impl Link {
             departures: 0,
             drops: 0,
             bytes_departed: 0,
-            traced: false,
             passthrough,
-            dst_elem: crate::net::element::NO_ELEM,
-            loss: None,
+            traced: false,
             arrive_hooks: false,
+            hooks: None,
         }
     }
 
     /// Record this link's per-packet events or not.
     pub fn set_traced(&mut self, on: bool) {
         self.traced = on;
-        self.update_hooks();
+        self.arrive_hooks = self.traced || self.hooks.is_some();
     }
-    fn update_hooks(&mut self) {
-        self.arrive_hooks = self.traced || self.dst_elem != crate::net::element::NO_ELEM || self.loss.is_some();
+    /// Change the element and loss with `f`; neither left set frees their box.
+    fn hooks_mut(&mut self, f: impl FnOnce(&mut ArriveHooks)) {
+        let h = self.hooks.get_or_insert_with(Default::default);
+        f(h);
+        if h.dst_elem == crate::net::element::NO_ELEM && h.loss.is_none() {
+            self.hooks = None;
+        }
+        self.arrive_hooks = self.traced || self.hooks.is_some();
     }
     /// Lose packets crossing this link at random (`None`: no loss).
     pub fn set_loss(&mut self, loss: Option<Box<RandomLoss>>) {
-        self.loss = loss;
-        self.update_hooks();
+        self.hooks_mut(|h| h.loss = loss);
     }
     /// The link's random loss, if any.
     pub fn loss(&self) -> Option<&RandomLoss> {
-        self.loss.as_deref()
+        self.hooks.as_deref().and_then(|h| h.loss.as_deref())
     }
     #[inline]
     pub(crate) fn loss_mut(&mut self) -> Option<&mut RandomLoss> {
-        self.loss.as_deref_mut()
+        self.hooks.as_deref_mut().and_then(|h| h.loss.as_deref_mut())
     }
     #[inline]
     pub fn traced(&self) -> bool {
@@ -176,12 +195,11 @@ impl Link {
 
     /// Hand arrivals at the far node to element `elem` first.
     pub(crate) fn set_dst_elem(&mut self, elem: u32) {
-        self.dst_elem = elem;
-        self.update_hooks();
+        self.hooks_mut(|h| h.dst_elem = elem);
     }
     #[inline]
     pub(crate) fn dst_elem(&self) -> u32 {
-        self.dst_elem
+        self.hooks.as_deref().map_or(crate::net::element::NO_ELEM, |h| h.dst_elem)
     }
     /// An arrival must be traced or shown to an element (see `Network::arrive`).
     #[inline]

@@ -71,18 +71,41 @@ pub struct ControlBlock {
     pub(crate) hooks: u8,
     /// The bits of `hooks` fixed at construction (the rules and the parameters).
     static_hooks: u8,
-    /// Connections sharing this block (empty: the block serves one connection).
-    members: Vec<u32>,
-    /// Shared blocks: packets in flight of all members, and of all members but the
-    /// one being served (`others_flight`, 0 for a block of one connection).
-    flight_total: i64,
+    /// A shared block's members, flight and turn (None: the block serves one
+    /// connection, as every block of a large run does: one null pointer, not 40 bytes).
+    sharing: Option<Box<Sharing>>,
+    /// Shared blocks: packets in flight of all members but the one being served (0 for
+    /// a block of one connection); inline, as the window test of every send reads it.
     pub(crate) others_flight: i64,
-    next_turn: usize,
     /// The TCP session control block, for a session's block (`tcp::session`).
     pub(crate) session: Option<Box<crate::tcp::session::Session>>,
 }
 
+/// What only a shared block has (`ControlBlock::sharing`).
+#[derive(Debug, Default)]
+struct Sharing {
+    /// The connections sharing the block.
+    members: Vec<u32>,
+    /// Packets in flight of all members.
+    flight_total: i64,
+    /// The member whose turn is next (`TcpSenders::serve`).
+    next_turn: usize,
+}
+
 impl ControlBlock {
+    /// Packets in flight of all members of a shared block (0 for a block of one).
+    #[inline]
+    fn flight_total(&self) -> i64 {
+        self.sharing.as_deref().map_or(0, |s| s.flight_total)
+    }
+
+    #[inline]
+    fn set_flight_total(&mut self, f: i64) {
+        if let Some(s) = self.sharing.as_deref_mut() {
+            s.flight_total = f;
+        }
+    }
+
     /// A block in ns-2's `reset()` state for connections with parameters `p`.
     pub fn new(p: &TcpParams, startup: AnyStartup, boot_time: f64) -> ControlBlock {
         let mut tcb = Tcb {
@@ -146,10 +169,8 @@ impl ControlBlock {
             low_prio: None,
             plan_active: false,
             plan_conn: 0,
-            members: Vec::new(),
-            flight_total: 0,
+            sharing: None,
             others_flight: 0,
-            next_turn: 0,
             session: None,
         }
     }
@@ -205,11 +226,16 @@ impl ControlBlock {
     /// Does this block serve more than one connection?
     #[inline]
     pub fn is_shared(&self) -> bool {
-        !self.members.is_empty()
+        self.sharing.is_some()
     }
 
     pub fn members(&self) -> &[u32] {
-        &self.members
+        self.sharing.as_deref().map_or(&[], |s| &s.members)
+    }
+
+    /// Add connection `i` to the members (the first makes the block shared).
+    fn add_member(&mut self, i: u32) {
+        self.sharing.get_or_insert_with(Default::default).members.push(i);
     }
 
     /// The TCP session this block runs, if any.
@@ -329,10 +355,10 @@ impl TcpSenders {
             conn.keep_detail();
         }
         let cb = &mut self.cbs[b as usize];
-        if cb.members.is_empty() {
-            cb.members.push(with);
+        if !cb.is_shared() {
+            cb.add_member(with);
         }
-        cb.members.push(i);
+        cb.add_member(i);
         cb.refresh_hooks();
         self.conns.push(conn);
         i
@@ -351,7 +377,7 @@ impl TcpSenders {
         let mut s = Session::new(i, agent, Scheduler::new(sched), thresh, later_acks);
         s.slots[0] = crate::tcp::session::scheduler::Slot::new(weight);
         self.cbs[b].session = Some(Box::new(s));
-        self.cbs[b].members.push(i);
+        self.cbs[b].add_member(i);
         // A block with members is shared: its `send_much` hook must be live.
         self.cbs[b].refresh_hooks();
         i
@@ -431,9 +457,9 @@ impl TcpSenders {
             f(c, cb, cx);
             return crate::tcp::session::serve(self, cx, b);
         }
-        cb.others_flight = cb.flight_total - c.flight();
+        cb.others_flight = cb.flight_total() - c.flight();
         f(c, cb, cx);
-        cb.flight_total = cb.others_flight + c.flight();
+        cb.set_flight_total(cb.others_flight + c.flight());
         self.serve(cx, b);
     }
 
@@ -504,16 +530,20 @@ impl TcpSenders {
     /// The scheduler of a shared block: round robin over the members, one new
     /// segment per turn, while the window has room and someone has data.
     fn serve(&mut self, cx: &mut Ctx, b: u32) {
-        let n = self.cbs[b as usize].members.len();
+        let n = self.cbs[b as usize].members().len();
         let mut idle_turns = 0;
         while idle_turns < n {
             let cb = &mut self.cbs[b as usize];
-            let k = cb.members[cb.next_turn % n];
-            cb.next_turn = (cb.next_turn + 1) % n;
+            let k = {
+                let s = cb.sharing.as_deref_mut().expect("a shared block");
+                let k = s.members[s.next_turn % n];
+                s.next_turn = (s.next_turn + 1) % n;
+                k
+            };
             let c = &mut self.conns[k as usize];
-            cb.others_flight = cb.flight_total - c.flight();
+            cb.others_flight = cb.flight_total() - c.flight();
             let sent = c.send_turn(cb, cx);
-            cb.flight_total = cb.others_flight + c.flight();
+            cb.set_flight_total(cb.others_flight + c.flight());
             idle_turns = if sent { 0 } else { idle_turns + 1 };
         }
     }
@@ -522,7 +552,7 @@ impl TcpSenders {
     pub fn block_flight(&self, b: u32) -> i64 {
         let cb = &self.cbs[b as usize];
         if cb.is_shared() {
-            cb.members.iter().map(|&k| self.conns[k as usize].flight()).sum()
+            cb.members().iter().map(|&k| self.conns[k as usize].flight()).sum()
         } else {
             self.conns.iter().filter(|c| c.cb == b).map(|c| c.flight()).sum()
         }

@@ -38,7 +38,7 @@ use crate::tcp::rtt::RttParams;
 use crate::tcp::rtt_linux::LinuxRtoParams;
 use crate::tcp::sentlog::SentLog;
 use crate::tcp::startup::StartCtx;
-use crate::time::SimTime;
+use crate::time::{OptTime, SimTime};
 use crate::world::{push_mostly_one, Ctx, Notice, TransferRec};
 
 /// ns-2 `TCP_MAXSEQ`: an "infinite" application.
@@ -303,7 +303,7 @@ pub struct TcpConn {
     /// and the conversion (a multiply and a libm `round` call) is then skipped; the
     /// result is the same pure function of the same bits, so it is exact.
     rto_memo: (u64, SimTime),
-    pub last_send: Option<SimTime>,
+    pub last_send: OptTime,
     /// Sent and not yet cumulatively acked segments (for ack samples and loss events).
     /// Boxed, and only for blocks that want detail (`ControlBlock::detail`): an idle
     /// connection of ns-2's rules carries one pointer for it.
@@ -334,7 +334,7 @@ pub struct TcpConn {
     /// initial n-second throughput of P3 §5), and the packets cumulatively acked
     /// within 1..=ACK_MARKS seconds of it, filled lazily by the new acks
     /// (`marks_done` of them are final).
-    pub conn_start: Option<SimTime>,
+    pub conn_start: OptTime,
     /// (u32: a connection acking 2^32 packets within 10 s would need 430 M packets/s;
     /// a mark saturates there.)
     acked_marks: [u32; ACK_MARKS],
@@ -353,11 +353,9 @@ pub struct TcpConn {
     /// SACK-based recovery state (`tcp.recovery.kind` other than `ns2`); None for
     /// ns-2's recovery, which lives in this file.
     rec: Option<Box<SackRecovery>>,
-    rack_timer: Timer,
-    tlp_timer: Timer,
     /// When the last RTO fired, until the first new ack after it (Eifel detection of
     /// a spurious RTO, `LossCounters::spurious_rtos`).
-    rto_at: Option<SimTime>,
+    rto_at: OptTime,
     /// A member of a TCP session (`tcp::session`): the session's timer, loss recovery
     /// and RTT sampling replace this connection's own; `output` does not arm its
     /// retransmission timer.
@@ -401,7 +399,7 @@ impl TcpConn {
             rtx_timer: Timer::default(),
             // Initial key NaN: timeout() is never NaN, and from_secs_f64(NaN) is ZERO anyway.
             rto_memo: (f64::NAN.to_bits(), SimTime::ZERO),
-            last_send: None,
+            last_send: OptTime::NONE,
             detail: None,
             transfers: VecDeque::new(),
             ndatapack: 0,
@@ -414,7 +412,7 @@ impl TcpConn {
             ect: false,
             ecn_to_echo: false,
             ts_peer: SimTime::ZERO,
-            conn_start: None,
+            conn_start: OptTime::NONE,
             acked_marks: [0; ACK_MARKS],
             marks_done: ACK_MARKS as u8,
             torn_down: false,
@@ -422,9 +420,7 @@ impl TcpConn {
             rwnd_edge: i64::MAX,
             ctr: LossCounters::default(),
             rec: SackRecovery::from_config("tcp", &p.recovery, p.sack).expect("TcpParams::from_config validated the recovery").map(Box::new),
-            rack_timer: Timer::default(),
-            tlp_timer: Timer::default(),
-            rto_at: None,
+            rto_at: OptTime::NONE,
             in_session: false,
             sndbuf: p.sndbuf_pkts.map(|cap| Box::new(SndBuf { cap, ..SndBuf::default() })),
             p,
@@ -469,7 +465,7 @@ impl TcpConn {
             maxseq: self.maxseq,
             highest_ack: self.highest_ack,
             transfer_pkts,
-            last_send: self.last_send,
+            last_send: self.last_send.get(),
             dst_addr: self.dst_addr,
             path: PathCtx::new(&mut shared.paths, self.node, self.dst_addr, &self.path),
             trace: &mut shared.startup_trace,
@@ -489,7 +485,7 @@ impl TcpConn {
     /// The connection's first data from its application: start the acked-packet marks.
     fn note_start(&mut self, now: SimTime) {
         if self.conn_start.is_none() {
-            self.conn_start = Some(now);
+            self.conn_start = OptTime::some(now);
             self.marks_done = 0;
         }
     }
@@ -519,7 +515,7 @@ impl TcpConn {
     /// A new ack at `now`, before it moves `highest_ack`: close the marks it is past.
     #[inline(never)]
     fn pass_marks(&mut self, now: SimTime) {
-        let Some(s) = self.conn_start else { return };
+        let Some(s) = self.conn_start.get() else { return };
         let before = self.acked_pkts();
         while (self.marks_done as usize) < ACK_MARKS && now > s + SimTime::from_secs(self.marks_done as u64 + 1) {
             self.acked_marks[self.marks_done as usize] = u32::try_from(before).unwrap_or(u32::MAX);
@@ -551,7 +547,7 @@ impl TcpConn {
         self.cong_action = false;
         self.ecn_backoff = false;
         self.ecn_to_echo = false;
-        self.last_send = None;
+        self.last_send = OptTime::NONE;
         cb.renew(&self.p);
         true
     }
@@ -572,8 +568,10 @@ impl TcpConn {
         }
         self.closed = true;
         self.rtx_timer.cancel();
-        self.rack_timer.cancel();
-        self.tlp_timer.cancel();
+        if let Some(r) = self.rec.as_deref_mut() {
+            r.rack_timer.cancel();
+            r.tlp_timer.cancel();
+        }
         cb.end_plan();
         cb.set_burst_wait(false);
         let (startup, mut sc) = self.start_ctx(cb, cx, 0);
@@ -599,12 +597,12 @@ impl TcpConn {
             round,
             bytes,
             start: cx.now(),
-            end: None,
+            end: OptTime::NONE,
             // The counters at the start, until the transfer ends (kept in the record,
             // not in `PendingTransfer`: 80 bytes less per connection).
             ctr: self.ctr,
             initial_cwnd: cb.tcb.cwnd,
-            delivered: None,
+            delivered: OptTime::NONE,
         });
         cb.start_plan(self.agent, plan);
         self.advanceby(cb, cx, n);
@@ -889,7 +887,7 @@ impl TcpConn {
             self.send_hooks(cb, cx, id, retransmit);
         }
         self.ndatapack += 1;
-        self.last_send = Some(now);
+        self.last_send = OptTime::some(now);
         // ns-2 updates this state after handing the packet on; the network never reads
         // it, so it is updated first and fewer values live across the call.
         if !retransmit {
@@ -1126,12 +1124,12 @@ impl TcpConn {
                 }
             }
             TIMER_RACK => {
-                if self.rack_timer.fire(gen) {
+                if self.rec.as_deref_mut().is_some_and(|r| r.rack_timer.fire(gen)) {
                     self.rack_timeout(cb, cx);
                 }
             }
             TIMER_TLP => {
-                if self.tlp_timer.fire(gen) {
+                if self.rec.as_deref_mut().is_some_and(|r| r.tlp_timer.fire(gen)) {
                     self.send_probe(cb, cx);
                 }
             }
@@ -1264,7 +1262,9 @@ impl TcpConn {
                     return self.restart_after_failed_start(cb, cx);
                 }
                 self.ctr.timeouts += 1;
-                self.rto_at.get_or_insert(cx.now());
+                if self.rto_at.is_none() {
+                    self.rto_at = OptTime::some(cx.now());
+                }
                 if self.rec.is_some() {
                     self.sack_on_rto(cb, prior);
                 }
@@ -1782,7 +1782,7 @@ impl TcpConn {
             let now = cx.now();
             {
                 let rec = &mut cx.shared.transfers[t.rec as usize];
-                rec.end = Some(now);
+                rec.end = OptTime::some(now);
                 rec.ctr = self.ctr.since(&rec.ctr);
             }
             {

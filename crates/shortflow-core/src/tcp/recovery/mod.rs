@@ -24,6 +24,7 @@ pub mod rfc6675;
 pub mod tlp;
 
 use crate::config::{RecoveryConfig, RecoveryKind};
+use crate::engine::Timer;
 use crate::error::ConfigError;
 use crate::tcp::scoreboard::{SegState, Scoreboard};
 use crate::time::SimTime;
@@ -191,7 +192,7 @@ pub enum RecState {
 }
 
 /// The recovery state of one connection with a SACK recovery kind.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct SackRecovery {
     pub sb: Scoreboard,
     pub det: AnyDetector,
@@ -241,6 +242,11 @@ pub struct SackRecovery {
     /// Segments reported by DSACKs (Linux `dsack_dups`): a DSACK beyond the
     /// segments retransmitted is dubious (`tcp_dsack_seen`).
     pub dsack_dups: u64,
+    /// RACK's reorder timer and the tail loss probe's timer (`TcpConn` arms them):
+    /// here, not in `TcpConn`, because only a connection with SACK recovery has them
+    /// (32 bytes less for every other connection).
+    pub rack_timer: Timer,
+    pub tlp_timer: Timer,
 }
 
 impl SackRecovery {
@@ -305,6 +311,8 @@ impl SackRecovery {
             retrans_stamp: None,
             rto_retransmits: 0,
             dsack_dups: 0,
+            rack_timer: Timer::default(),
+            tlp_timer: Timer::default(),
         }))
     }
 

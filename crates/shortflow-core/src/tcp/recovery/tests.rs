@@ -394,7 +394,7 @@ fn counters_are_split_per_transfer() {
     r.run_to(ms(140));
     assert!(r.sent_seqs().contains(&1), "1 resent");
     r.ack(ms(200), 0, 3);
-    assert_eq!(r.shared.transfers[0].end, Some(ms(200)));
+    assert_eq!(r.shared.transfers[0].end.get(), Some(ms(200)));
     // The second transfer, loss-free.
     r.transfer(ms(2000), 0, 2);
     r.ack(ms(2100), 0, 4);

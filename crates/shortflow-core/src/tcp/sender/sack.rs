@@ -145,8 +145,8 @@ impl TcpConn {
         rec.dupacks = 0;
         rec.prr = None;
         rec.probe = None;
-        self.tlp_timer.cancel();
-        self.rack_timer.cancel();
+        rec.tlp_timer.cancel();
+        rec.rack_timer.cancel();
     }
 
     /// An ack, with SACK recovery. Returns the `maxburst` of the send that follows
@@ -386,8 +386,11 @@ impl TcpConn {
             det.detect(sb, &dcx)
         };
         match d.timer {
-            Some(t) => self.rack_timer.resched(cx.sched, t, self.agent, TIMER_RACK),
-            None => self.rack_timer.cancel(),
+            Some(t) => {
+                let agent = self.agent;
+                self.rec_mut().rack_timer.resched(cx.sched, t, agent, TIMER_RACK)
+            }
+            None => self.rec_mut().rack_timer.cancel(),
         }
         d.newly_lost
     }
@@ -413,7 +416,7 @@ impl TcpConn {
         }
         self.ctr.sack_recoveries += 1;
         cb.tcb.last_cwnd_action = CwndAction::Dupack;
-        self.tlp_timer.cancel();
+        self.rec_mut().tlp_timer.cancel();
         let ev = self.loss_event(kind, cx.now(), true);
         self.react_to_loss(cb, cx, &ev);
         if self.rec().use_prr {
@@ -453,7 +456,7 @@ impl TcpConn {
             if new {
                 self.pacer_sent(cb, cx, seq);
                 self.t_seqno += 1;
-            } else if seq == self.highest_ack + 1 && self.rec().rearm_on_head_rtx && !self.rack_timer.pending() {
+            } else if seq == self.highest_ack + 1 && self.rec().rearm_on_head_rtx && !self.rec().rack_timer.pending() {
                 rearm = true;
             }
             n += 1;
@@ -515,7 +518,7 @@ impl TcpConn {
         }
         let flight = self.flight();
         if rec.state != RecState::Open || rec.probe.is_some() || flight <= 0 {
-            self.tlp_timer.cancel();
+            self.rec_mut().tlp_timer.cancel();
             if flight > 0 && !self.rtx_timer.pending() {
                 self.set_rtx_timer(cb, cx);
             }
@@ -530,7 +533,8 @@ impl TcpConn {
         };
         let pto = tlp::pto(self.srtt(cb), flight, rto_left);
         self.rtx_timer.cancel();
-        self.tlp_timer.resched(cx.sched, pto, self.agent, TIMER_TLP);
+        let agent = self.agent;
+        self.rec_mut().tlp_timer.resched(cx.sched, pto, agent, TIMER_TLP);
     }
 
     /// The probe timer fired (Linux `tcp_send_loss_probe`): one new segment if there

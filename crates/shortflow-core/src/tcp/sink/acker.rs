@@ -6,8 +6,10 @@ use crate::time::SimTime;
 /// ns-2's `Acker`: which segments have arrived, as a growable ring of byte counts.
 #[derive(Clone, Debug)]
 pub struct Acker {
-    seen: Vec<u32>,
-    mask: i64,
+    /// The ring; empty until the first out-of-order segment, then a power of two long
+    /// (its length less one is the index mask, [`Acker::mask`]: no mask field and no
+    /// capacity word, 16 bytes less per sink).
+    seen: Box<[u32]>,
     /// Next in-order segment expected.
     next: i64,
     maxseen: i64,
@@ -31,14 +33,14 @@ impl Default for Acker {
         // that does keeps it, so a loss costs no allocation (freeing it when each hole
         // closed cost an allocation per loss episode: 14 563 on bench a, 1.5 % of its
         // instructions).
-        Acker { seen: Vec::new(), mask: INITIAL_MASK, next: 0, maxseen: 0, ts_to_echo: SimTime::ZERO, last_ack_sent: 0 }
+        Acker { seen: Box::default(), next: 0, maxseen: 0, ts_to_echo: SimTime::ZERO, last_ack_sent: 0 }
     }
 }
 
 impl Acker {
     /// Bytes held outside the struct (the out-of-order ring), by capacity.
     pub fn heap_bytes(&self) -> usize {
-        self.seen.capacity() * 4
+        self.seen.len() * 4
     }
 
     /// Cumulative ack number (ns-2 `Seqno()` = next_ - 1).
@@ -76,17 +78,26 @@ impl Acker {
 
     /// Has segment `seq` arrived already (cumulatively or out of order)?
     pub fn has(&self, seq: i64) -> bool {
-        seq < self.next || (seq <= self.maxseen && !self.seen.is_empty() && self.seen[(seq & self.mask) as usize] != 0)
+        seq < self.next || (seq <= self.maxseen && !self.seen.is_empty() && self.seen[(seq & self.mask()) as usize] != 0)
+    }
+
+    /// The ring's index mask: its length less one, `INITIAL_MASK` before it exists.
+    #[inline]
+    fn mask(&self) -> i64 {
+        if self.seen.is_empty() {
+            INITIAL_MASK
+        } else {
+            self.seen.len() as i64 - 1
+        }
     }
 
     fn resize(&mut self, sz: usize) {
-        let mut n = vec![0u32; sz];
-        let nmask = sz as i64 - 1;
+        let mut n = vec![0u32; sz].into_boxed_slice();
+        let (mask, nmask) = (self.mask(), sz as i64 - 1);
         for i in self.next..=self.maxseen + 1 {
-            n[(i & nmask) as usize] = self.seen[(i & self.mask) as usize];
+            n[(i & nmask) as usize] = self.seen[(i & mask) as usize];
         }
         self.seen = n;
-        self.mask = nmask;
     }
 
     /// ns-2.35: tcp-sink.cc `Acker::update`; returns bytes deliverable in order.
@@ -110,29 +121,30 @@ impl Acker {
             return 0;
         }
         if self.seen.is_empty() {
-            self.seen = vec![0; (self.mask + 1) as usize];
+            self.seen = vec![0; (INITIAL_MASK + 1) as usize].into_boxed_slice();
         }
         let mut just_marked = false;
-        while seq + 1 - self.next >= self.mask {
+        while seq + 1 - self.next >= self.mask() {
             let sz = self.seen.len() * 2;
             self.resize(sz);
         }
+        let mask = self.mask();
         if seq > self.maxseen {
             for i in self.maxseen + 1..seq {
-                self.seen[(i & self.mask) as usize] = 0;
+                self.seen[(i & mask) as usize] = 0;
             }
             self.maxseen = seq;
-            self.seen[(seq & self.mask) as usize] = bytes;
-            self.seen[((seq + 1) & self.mask) as usize] = 0;
+            self.seen[(seq & mask) as usize] = bytes;
+            self.seen[((seq + 1) & mask) as usize] = 0;
             just_marked = true;
         }
         let mut deliver = 0u64;
         let mut next = self.next;
         if seq >= next && seq <= self.maxseen {
-            let _dup = self.seen[(seq & self.mask) as usize] != 0 && !just_marked;
-            self.seen[(seq & self.mask) as usize] = bytes;
-            while self.seen[(next & self.mask) as usize] != 0 {
-                deliver += self.seen[(next & self.mask) as usize] as u64;
+            let _dup = self.seen[(seq & mask) as usize] != 0 && !just_marked;
+            self.seen[(seq & mask) as usize] = bytes;
+            while self.seen[(next & mask) as usize] != 0 {
+                deliver += self.seen[(next & mask) as usize] as u64;
                 next += 1;
             }
             self.next = next;

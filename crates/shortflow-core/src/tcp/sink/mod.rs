@@ -292,7 +292,7 @@ impl TcpSink {
                 return;
             }
             q.pop_front();
-            cx.shared.transfers[rec as usize].delivered = Some(cx.sched.now());
+            cx.shared.transfers[rec as usize].delivered = crate::time::OptTime::some(cx.sched.now());
         }
     }
 

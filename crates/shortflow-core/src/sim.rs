@@ -252,7 +252,7 @@ impl Simulation {
                     }
                 }
                 crate::traffic::App::Udp(u) => {
-                    u.first_link = net.routes.route(u.node, u.dst_node).unwrap_or(crate::net::NO_LINK);
+                    u.first_link = net.first_link(u.node, u.dst_node);
                 }
                 _ => {}
             }
@@ -641,7 +641,7 @@ impl AgentBuild {
         let sink_agent = sender_agent + 1;
         let mut conn = TcpConn::new(sender_agent, i, s, d, sink_agent, node_addr[d as usize], p.clone());
         // Both directions were checked to be routable above; static routes.
-        conn.first_link = net.routes.route(s, d).unwrap_or(crate::net::NO_LINK);
+        conn.first_link = net.first_link(s, d);
         let si = match &fl.session {
             None => self.senders.push(conn, ControlBlock::new(&p, startup, boot)),
             Some(sc) => self.sessions.add(f, fl, sc, (s, d), &p, &mut self.senders, conn, || ControlBlock::new(&p, startup, boot))?,
@@ -649,7 +649,7 @@ impl AgentBuild {
         self.agents.push(AgentRef::Sender(si));
         let ki = self.sinks.len() as u32;
         let mut sink = TcpSink::new(sink_agent, i, d, s, sender_agent, sink_params);
-        sink.first_link = net.routes.route(d, s).unwrap_or(crate::net::NO_LINK);
+        sink.first_link = net.first_link(d, s);
         self.sinks.push(sink);
         self.agents.push(AgentRef::Sink(ki));
         self.flows.push(FlowAgents { sender: Some(si), sink: Some(ki), udp_sink: None });

@@ -188,9 +188,15 @@ impl Network {
         self.link_recv_inline(sched, l, pkt);
     }
 
+    /// The first link from node `from` towards `to`, for an agent to keep and send
+    /// through ([`Network::send_via`]); `NO_LINK` when there is no route.
+    pub fn first_link(&self, from: u32, to: u32) -> u32 {
+        self.routes.route(from, to).unwrap_or(NO_LINK)
+    }
+
     /// Inject packet `pkt` at node `at` whose first link `first_link` the caller has
-    /// looked up in advance (`routes.route(at, pkt.dst)`, constant since routes are
-    /// static), or `NO_LINK` if it has not: the same as `send_from`, minus the lookup.
+    /// looked up in advance ([`Network::first_link`]`(at, pkt.dst)`, constant since routes
+    /// are static), or `NO_LINK` if it has not: the same as `send_from`, minus the lookup.
     /// Agents cache their first link at set-up and send every packet through here.
     #[inline]
     pub fn send_via(&mut self, sched: &mut Scheduler, at: u32, first_link: u32, pkt: PktId) {

@@ -279,7 +279,7 @@ pub struct TcpConn {
     /// This connection's entry in the path registry (`crate::path`), `NO_PATH`
     /// until a policy first uses it.
     pub path: std::cell::Cell<u32>,
-    /// The first link towards `dst_node` (`routes.route(node, dst_node)`), or `NO_LINK`
+    /// The first link towards `dst_node` (`Network::first_link`), or `NO_LINK`
     /// if the builder did not set it: lets `output` skip the route lookup
     /// (`Network::send_via`).
     pub first_link: u32,

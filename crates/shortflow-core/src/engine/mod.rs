@@ -389,9 +389,7 @@ impl Scheduler {
         debug_assert!(at >= self.now);
         assert!(seq < 1 << (64 - KIND_BITS), "sequence number overflow");
         let e = Entry { time: at.0, sk: seq << KIND_BITS | K_MUX, a: app, b: 0 };
-        if self.mux_root != 0 {
-            assert!(self.heap.0[0].sk == self.mux_root, "the fired multiplexer entry is the heap's root");
-            self.mux_root = 0;
+        if self.take_mux_root() {
             self.heap.replace_top(e);
         } else {
             self.heap.push(e);
@@ -402,11 +400,21 @@ impl Scheduler {
     /// heap.
     #[inline]
     pub fn mux_idle(&mut self) {
-        if self.mux_root != 0 {
-            assert!(self.heap.0[0].sk == self.mux_root, "the fired multiplexer entry is the heap's root");
-            self.mux_root = 0;
+        if self.take_mux_root() {
             self.heap.remove_top();
         }
+    }
+
+    /// Is the multiplexer's fired entry still at the main heap's root (checked)? Forgets
+    /// it: the caller replaces or removes the root.
+    #[inline(always)]
+    fn take_mux_root(&mut self) -> bool {
+        if self.mux_root == 0 {
+            return false;
+        }
+        assert!(self.heap.0[0].sk == self.mux_root, "the fired multiplexer entry is the heap's root");
+        self.mux_root = 0;
+        true
     }
 
     /// Sequence number of the event being processed: with equal times, an event with a

@@ -1212,6 +1212,12 @@ impl TcpConn {
 
     /// ns-2.35: tcp-reno.cc `RenoTcpAgent::timeout` + tcp.cc `TcpAgent::timeout`.
     fn timeout(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) {
+        // Still inside a window reduced for an ECN echo (its data not yet all acked:
+        // Linux's CWR state), read before `recover` moves.
+        let in_ecn_window = self.p.ecn && cb.tcb.last_cwnd_action == CwndAction::Ecn && self.highest_ack < self.recover;
+        // Linux's recovery (`rto_cuts_once`) treats every RTO as an RTO and cuts
+        // ssthresh at most once per window; ns-2's recoveries keep its own rules.
+        let linux_once = self.rec.as_ref().is_some_and(|r| r.rto_cuts_once);
         if self.p.variant != TcpVariant::Tahoe {
             cb.tcb.dupwnd = 0;
             self.dupacks = 0;
@@ -1238,6 +1244,7 @@ impl TcpConn {
                 cb.cc.on_loss(&mut cb.tcb, &ev);
                 self.cong_action |= self.p.ecn;
             } else if self.p.ecn
+                && !linux_once
                 && !cb.plan_active
                 && self.highest_ack < self.recover
                 && cb.tcb.last_cwnd_action == CwndAction::Ecn
@@ -1254,8 +1261,12 @@ impl TcpConn {
                 cb.tcb.last_cwnd_action = CwndAction::Timeout;
                 // A loss event ends start-up pacing (spec tcp-spand A7). Linux's recovery
                 // cuts ssthresh once per window (`SackRecovery::rto_cuts`): an RTO during
-                // fast recovery, or a backed-off one, is not a new epoch.
-                let new_epoch = self.rec.as_ref().is_none_or(|r| !r.rto_cuts_once || r.rto_cuts(self.highest_ack));
+                // fast recovery or inside an ECN-reduced window, or a backed-off one, is
+                // not a new epoch.
+                let new_epoch = self
+                    .rec
+                    .as_ref()
+                    .is_none_or(|r| !r.rto_cuts_once || (r.rto_cuts(self.highest_ack) && !in_ecn_window));
                 let ev = self.loss_event(LossKind::Rto, cx.now(), new_epoch);
                 if self.react_to_loss(cb, cx, &ev).penalty_free() {
                     // A failed start-up, not congestion: no back-off, no timeout counted.

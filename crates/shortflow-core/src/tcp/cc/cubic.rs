@@ -197,8 +197,9 @@ impl CongestionControl for Cubic {
             // Linux `tcp_enter_loss` cuts ssthresh only if no cut was made inside this
             // window: not at a backed-off RTO of the same loss (`in_loss`), and not
             // during a recovery whose window is not yet acked (the sender says so with
-            // `new_epoch`, see `SackRecovery::rto_cuts`). ns-2's timeout inside an
-            // ECN-reduced window (`AfterEcn`) is an RTO here.
+            // `new_epoch`, see `SackRecovery::rto_cuts`; inside an ECN-reduced window
+            // Linux's recovery sends an `Rto` without a new epoch). ns-2's own timeout
+            // inside an ECN-reduced window (`AfterEcn`, ns-2 recoveries) is an RTO here.
             LossKind::Rto | LossKind::AfterEcn => {
                 if !self.in_loss && loss.new_epoch {
                     t.ssthresh = self.recalc_ssthresh(t.cwnd as u32) as i32;

@@ -541,3 +541,27 @@ fn frto_ends_when_the_receivers_window_is_closed() {
     assert_eq!(sent_at(&mut r), vec![(1110, 1), (1110, 2)], "F-RTO ends: resend under cwnd 2, no new data");
     assert_eq!(r.conn(0).ctr.spurious_rtos, 0);
 }
+
+/// An RTO inside a window already reduced for an ECN echo: Linux is in CWR until
+/// `high_seq` is acked, and `tcp_enter_loss` does not cut ssthresh again ("if it has not
+/// yet been made inside this window"); the RTO is counted and backs off as any other.
+/// (ns-2.35's `timeout` has its own rule for this case, `CLOSE_CWND_ONE` without
+/// counting the timeout, which the ns-2 recoveries keep.)
+#[test]
+fn an_rto_inside_an_ecn_reduced_window_keeps_the_reduced_ssthresh() {
+    let mut r = rig(r#"{"kind": "rack_tlp", "prr": true}"#, r#", "window_init": 8, "ecn": true, "cc": {"kind": "linux_reno"}"#);
+    r.transfer(ms(0), 0, 40);
+    r.ack(ms(100), 0, 0);
+    r.ack_ecn(ms(101), 0, 1, true);
+    assert_eq!(r.conn(0).necnresponses, 1, "the echo reduced the window");
+    let reduced = r.ssthresh(0);
+    assert!(reduced > 2, "the test needs a reduced ssthresh a second cut would change: {reduced}");
+    let mut t = 101;
+    while r.cwnd(0) > 1.0 && t < 10_000 {
+        t += 1;
+        r.run_to(ms(t));
+    }
+    assert_eq!(r.cwnd(0), 1.0, "the RTO fired");
+    assert_eq!(r.ssthresh(0), reduced, "no second cut inside the ECN-reduced window");
+    assert_eq!(r.conn(0).ctr.timeouts, 1, "counted as a timeout");
+}

@@ -27,7 +27,8 @@ TOL = 0.30
 
 MODES: dict[str, dict[str, Any]] = {
     # Fig. 7.2 readings: bottleneck buffers x SYN modelled or not (ns-2's one-way TCP).
-    "full": {"f72_buffers": [3, 5, 10, 20, 50], "f75_downloads": [5, 10, 15, 20, 25, 30], "f75_seeds": 5},
+    # Fig. 7.5: the first `f75_seeds` of the scenario's seeds (None: all of them).
+    "full": {"f72_buffers": [3, 5, 10, 20, 50], "f75_downloads": [5, 10, 15, 20, 25, 30], "f75_seeds": None},
     "quick": {"f72_buffers": [20, 50], "f75_downloads": [10], "f75_seeds": 1},
 }
 

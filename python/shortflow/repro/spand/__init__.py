@@ -174,7 +174,8 @@ def _run(out: Path, mode: str, jobs: int, st: Settings, sdir: Path, progress: bo
         spec = FIGURES[no]
         say(f"Fig. {no}: {spec.caption}")
         run_dir = out / "runs" / spec.key
-        fr = run_figure(spec, st, sdir, run_dir, jobs=jobs, progress=progress)
+        fr = run_figure(spec, st, sdir, run_dir, jobs=jobs, progress=progress,
+                        reuse=[d for r in runs.values() for d in r.sweep_dirs])
         runs[no] = fr
         if spec.kind == "schemes":
             table = scheme_summary(fr.rows)

@@ -181,14 +181,16 @@ def _friendliness_subscenarios(sc: Scenario, n_totals: Sequence[int]) -> Iterabl
 
 
 def run_figure(spec: FigSpec, settings: Settings, scenario_dir: Path, out: Path, jobs: int = 2,
-               progress: bool = False) -> FigureRun:
-    """Run (or resume from ``out``) every point x seed of one figure."""
+               progress: bool = False, reuse: Sequence[Path] = ()) -> FigureRun:
+    """Run (or resume from ``out``) every point x seed of one figure. ``reuse``: sweep
+    directories of figures run before, whose cache entries stand for the tasks with the
+    same key (`sweeper.run_sweep`; e.g. Fig. 17's F = 30 KB column is Fig. 16's N = 6)."""
     from ...sweeper import run_sweep
 
     sc, changes = figure_scenario(spec, settings, scenario_dir)
     out = Path(out)
     if spec.kind == "schemes":
-        res = run_sweep(sc, jobs=jobs, out=out, progress=progress)
+        res = run_sweep(sc, jobs=jobs, out=out, progress=progress, reuse=reuse)
         col = pl.col(spec.x_axis)
         if spec.x_is_size:
             sizes = {v: _size_kb(v) for v in res.results[spec.x_axis].unique().to_list()}
@@ -200,7 +202,7 @@ def run_figure(spec: FigSpec, settings: Settings, scenario_dir: Path, out: Path,
     parts, dirs, tasks, computed, wall = [], [], 0, 0, 0.0
     for label, sub, cols in _friendliness_subscenarios(sc, settings.n_total_grid):
         d = out / label
-        res = run_sweep(sub, jobs=jobs, out=d, progress=progress)
+        res = run_sweep(sub, jobs=jobs, out=d, progress=progress, reuse=reuse)
         extra = [pl.lit(v).alias(k) for k, v in cols.items()]
         df = res.results.with_columns(extra).with_columns(pl.col("N_total").cast(pl.Float64).alias("x"))
         size_axis = next((k for k in cols if k.endswith(".size")), None)

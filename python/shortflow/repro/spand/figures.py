@@ -296,9 +296,11 @@ def _mean(s: pl.Series) -> Optional[float]:
     return float(v) if v is not None else None  # type: ignore[arg-type]
 
 
-def diagnose(run: FigureRun, out: Path, jobs: int = 2) -> list[dict[str, Any]]:
+def diagnose(run: FigureRun, out: Path, jobs: int = 2, reuse: Sequence[Path] = ()) -> list[dict[str, Any]]:
     """Diagnostic runs of the TCP/SPAND scheme (``spand``, or ``mixed`` in Figs. 18/19) at
-    the first seed of every x value, cached in ``out/diag/<key>.json``."""
+    the first seed of every x value, cached in ``out/diag/<key>.json``; one that the
+    ``diag`` directory of a figure run before (``reuse``: their output directories) holds
+    under the same key is copied from there (the same configuration: the same run)."""
     from ...native import resolve_json
     from ...sweeper import SweepStats, _atomic_write, active_pool, cache_version, run_inline, task_key, worker_pool
 
@@ -323,7 +325,11 @@ def diagnose(run: FigureRun, out: Path, jobs: int = 2) -> list[dict[str, Any]]:
         key = task_key(cfg, cache_version())
         keys.append(key)
         if not (d / f"{key}.json").exists():
-            jobs_list.append((key, cfg))
+            src = next((r / "diag" / f"{key}.json" for r in reuse if (r / "diag" / f"{key}.json").exists()), None)
+            if src is not None:
+                _atomic_write(d / f"{key}.json", src.read_bytes())
+            else:
+                jobs_list.append((key, cfg))
     todo = list(dict(jobs_list).items())
 
     def on_done(key: str, data: bytes, wall: float, cpu: float) -> None:

@@ -109,7 +109,8 @@ def sample(figures: list[int], reuse: bool = True) -> list[dict[str, Any]]:
             for t in tasks:
                 if t.point[spec.x_axis] not in xs:
                     xs.append(t.point[spec.x_axis])
-            n_diag = sum(1 for p in sc.points() if p.get("scheme") == "spand")
+            # diagnostic runs: the spand scheme at the first seed of every x (`figures.diagnose`)
+            diag_keys = {t.key for t in tasks if t.point["scheme"] == "spand" and t.seed == sc.seeds[0]}
             for i, x in enumerate(xs):
                 scheme = schemes[i % len(schemes)]
                 t = next(t for t in tasks if t.seed == 1 and t.point[spec.x_axis] == x and t.point["scheme"] == scheme)
@@ -119,7 +120,7 @@ def sample(figures: list[int], reuse: bool = True) -> list[dict[str, Any]]:
             per_sub = [plan(sub) for _, sub, _ in subs]
             plan_s = time.thread_time() - t0
             keys = {t.key for p in per_sub for t in p}
-            n_diag = len(subs)
+            diag_keys = {f"{no}/{label}" for label, _, _ in subs}  # the mixed scheme: no sweep task's key
             for i, ((label, sub, _), tasks) in enumerate(zip(subs, per_sub)):
                 schemes = list(sub.axes["scheme"])
                 scheme = schemes[i % len(schemes)]
@@ -127,8 +128,9 @@ def sample(figures: list[int], reuse: bool = True) -> list[dict[str, Any]]:
                 fig.append({"figure": no, "x": label, "scheme": scheme, "key": t.key, "config": t.config_json})
         # Tasks an earlier figure computed are taken from its cache (`run_sweep(reuse=...)`).
         n_tasks = len(keys - seen) if reuse else len(keys)
+        n_diag = len(diag_keys - seen) if reuse else len(diag_keys)
         for item in fig:
-            item.update(tasks=n_tasks, planned=len(keys), diag=n_diag, plan_s=plan_s,
+            item.update(tasks=n_tasks, planned=len(keys), diag=n_diag, diag_planned=len(diag_keys), plan_s=plan_s,
                         reused=reuse and item["key"] in seen)
         seen |= keys
         out += fig
@@ -296,9 +298,10 @@ def compare(items: list[dict[str, Any]], cpu: list[float], p: dict[int, dict[str
               f"plots and diagnostic runs")
 
 
-def against(items: list[dict[str, Any]], other: Path, rounds: int, jobs: int) -> None:
+def against(items: list[dict[str, Any]], other: Path, rounds: int, jobs: int, other_no_reuse: bool = False) -> None:
     """Every item on this build's workers and on `other`'s, the builds' order alternating
-    from figure to figure and round to round; print both projections and the median ratio."""
+    from figure to figure and round to round; print both projections and the median ratio.
+    `other_no_reuse`: the other build's driver computes every planned task (no reuse)."""
     here, there = Workers(jobs), Workers(jobs, other)
     cpu: dict[str, list[list[float]]] = {"here": [[] for _ in items], "there": [[] for _ in items]}
     figs = list(dict.fromkeys(it["figure"] for it in items))
@@ -317,17 +320,20 @@ def against(items: list[dict[str, Any]], other: Path, rounds: int, jobs: int) ->
     there.close()
     med = {k: [statistics.median(v) for v in cpu[k]] for k in cpu}
     pr = {k: project(items, med[k]) for k in med}
-    print("| figure | tasks | CPU per task, other -> this build | projected task CPU | events per task |")
+    if other_no_reuse:
+        pr["there"] = project([dict(it, tasks=it["planned"], diag=it["diag_planned"], reused=False) for it in items],
+                               med["there"])
+    print("| figure | tasks computed | CPU per task, other -> this build | projected task CPU | events per task |")
     print("|---|---|---|---|---|")
     for no in figs:
         a, b = pr["there"][no], pr["here"][no]
-        print(f"| {no} | {a['tasks']} | {a['cpu_per_task']:.3f} -> {b['cpu_per_task']:.3f} s | "
+        print(f"| {no} | {a['tasks']} -> {b['tasks']} | {a['cpu_per_task']:.3f} -> {b['cpu_per_task']:.3f} s | "
               f"{a['task_cpu']:.0f} -> {b['task_cpu']:.0f} s | {b['events'] / 1e6:.2f} M |")
     t = {k: sum(f["task_cpu"] for f in pr[k].values()) for k in pr}
     d = {k: sum(f["diag_cpu"] for f in pr[k].values()) for k in pr}
     w = {k: wall_s(pr[k], 2) for k in pr}
-    ev = sum(f["events"] * f["tasks"] for f in pr["here"].values())
-    print(f"| all | | | {t['there']:.0f} -> {t['here']:.0f} s | {ev / 1e9:.2f} G in all |")
+    ev = {k: sum(f["events"] * f["tasks"] for f in pr[k].values()) for k in pr}
+    print(f"| all | | | {t['there']:.0f} -> {t['here']:.0f} s | {ev['there'] / 1e9:.2f} -> {ev['here'] / 1e9:.2f} G in all |")
     print(f"with the diagnostic runs {t['there'] + d['there']:.0f} -> {t['here'] + d['here']:.0f} s of CPU; wall on 2 "
           f"cores {w['there']:.0f} -> {w['here']:.0f} s = {w['there'] / 60:.1f} -> {w['here'] / 60:.1f} min; "
           f"measured with --jobs {jobs}")
@@ -347,6 +353,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3, help="with --against: runs of each task per build")
     ap.add_argument("--no-reuse", action="store_true",
                     help="count every planned task, as runs before figures reused each other's tasks did")
+    ap.add_argument("--other-no-reuse", action="store_true",
+                    help="with --against: the other build's driver reuses no tasks (before 2026-11-25)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
@@ -359,7 +367,7 @@ def main() -> None:
     print(f"shortflow from {Path(shortflow.__file__).parent}; {len(items)} sampled tasks, {a.jobs} at a time",
           file=sys.stderr)
     if a.against:
-        return against(items, a.against, a.rounds, a.jobs)
+        return against(items, a.against, a.rounds, a.jobs, a.other_no_reuse)
     workers = Workers(a.jobs)
     res = measure(items, workers)
     workers.close()

@@ -350,7 +350,8 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="write every task's measurement here")
     ap.add_argument("--compare", type=Path, help="the output directory of a whole `repro spand` run: compare with its journals")
     ap.add_argument("--against", type=Path, help="a copy of the package with another build's _core: measure both, paired")
-    ap.add_argument("--rounds", type=int, default=3, help="with --against: runs of each task per build")
+    ap.add_argument("--rounds", type=int, help="runs of each task (its median counts; per build with --against): "
+                                               "default 1, 3 with --against")
     ap.add_argument("--no-reuse", action="store_true",
                     help="count every planned task, as runs before figures reused each other's tasks did")
     ap.add_argument("--other-no-reuse", action="store_true",
@@ -367,10 +368,12 @@ def main() -> None:
     print(f"shortflow from {Path(shortflow.__file__).parent}; {len(items)} sampled tasks, {a.jobs} at a time",
           file=sys.stderr)
     if a.against:
-        return against(items, a.against, a.rounds, a.jobs, a.other_no_reuse)
+        return against(items, a.against, a.rounds or 3, a.jobs, a.other_no_reuse)
     workers = Workers(a.jobs)
-    res = measure(items, workers)
+    runs = [measure(items, workers) for _ in range(a.rounds or 1)]
     workers.close()
+    # per task: the run of median CPU (events are the same in every run)
+    res = [sorted((r[i] for r in runs), key=lambda x: x[0])[len(runs) // 2] for i in range(len(items))]
     rows = []
     for it, (cpu, events, udp) in zip(items, res):
         it["events"] = events

@@ -42,7 +42,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 import polars as pl
 
@@ -274,8 +274,16 @@ def run_sweep(
     version: Optional[str] = None,
     console: Any = None,
     report_stats: Optional[bool] = None,
+    reuse: Sequence[str | Path] = (),
 ) -> SweepResult:
     """Run (or resume) a sweep; see the module docstring for the files it writes.
+
+    ``reuse``: other sweeps' directories whose cache entries may stand for tasks of this
+    one. A task's key is the hash of its resolved configuration and the version, so an
+    entry there with the same key is the result of this very task (runs are
+    deterministic); it is copied into this sweep's cache (with this sweep's task in its
+    footer) instead of computed. ``repro spand`` passes the figures run before, which
+    share one x value with their pair (e.g. Fig. 16's N = 6 is Fig. 17's F = 30 KB).
 
     The tasks run on the workers of the enclosing :func:`worker_pool` block when it has
     this ``jobs`` and ``backend``, else on workers started for this sweep (the local
@@ -302,12 +310,33 @@ def run_sweep(
         else:
             pool = None
         return _run_sweep(sc, pool, jobs, backend, out, cache, progress, fresh, task_fn, resolve_fn, version,
-                          console, t0, progress if report_stats is None else report_stats)
+                          console, t0, progress if report_stats is None else report_stats, [Path(d) for d in reuse])
+
+
+def _reuse_entries(sc: Scenario, owners: dict[str, Task], unique: dict[str, str], frames: dict[str, pl.DataFrame],
+                   cache: Path, reuse: list[Path]) -> int:
+    """Fill ``frames`` with the entries of tasks still missing that the caches of the
+    ``reuse`` sweeps hold (same key), copying each into ``cache``; returns how many."""
+    n = 0
+    for d in reuse:
+        other = d / "cache"
+        if other.resolve() == cache.resolve() or not other.is_dir():
+            continue
+        have = {f.name[:-len(".parquet")] for f in other.iterdir() if f.name.endswith(".parquet")}
+        for k in [k for k in unique if k not in frames and k in have]:
+            df, _why = read_entry(other / f"{k}.parquet", k)
+            if df is None:
+                continue  # damaged there: computed here
+            files.write_text(cache / f"{k}.config.json", unique[k] + "\n")
+            files.write_bytes(cache / f"{k}.parquet", entry_bytes(df, k, {"scenario": sc.name, **_task_label(owners[k])}))
+            frames[k] = df
+            n += 1
+    return n
 
 
 def _run_sweep(sc: Scenario, pool: Any, jobs: int, backend: str, out: Path, cache: Path, progress: bool, fresh: bool,
                task_fn: TaskFn, resolve_fn: Optional[Callable[[str], str]], version: Optional[str], console: Any,
-               t0: float, report_stats: bool) -> SweepResult:
+               t0: float, report_stats: bool, reuse: list[Path]) -> SweepResult:
     stats = SweepStats(backend, jobs)
     with _dir_lock(out), _sigterm_interrupts():
         files.remove_stale_tmp(cache)
@@ -329,6 +358,7 @@ def _run_sweep(sc: Scenario, pool: Any, jobs: int, backend: str, out: Path, cach
                 elif why is not None:
                     damaged[str(cache / f"{k}.parquet")] = why
                     _warn(console, f"cache entry {why}; computing it again")
+            _reuse_entries(sc, owners, unique, frames, cache, reuse)
         _write_meta(sc, out, tasks, backend)
         todo = [(k, c) for k, c in unique.items() if k not in frames]
         cached = len(unique) - len(todo)

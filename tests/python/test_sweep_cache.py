@@ -154,3 +154,33 @@ def test_bad_backend_and_jobs(sc: Scenario, tmp_path: Path) -> None:
         sweep(sc, tmp_path / "o", backend="slurm")
     with pytest.raises(ScenarioError, match="jobs"):
         sweep(sc, tmp_path / "o", jobs=0)
+
+
+def test_reuse_takes_equal_tasks_from_another_sweep(sc: Scenario, tmp_path: Path, monkeypatch) -> None:
+    """`reuse`: tasks whose key another sweep's cache holds are copied, not computed, and
+    the results are those of computing them (`repro spand` reuses the earlier figures')."""
+    counter = tmp_path / "calls.txt"
+    monkeypatch.setenv(_stubs.COUNTER_ENV, str(counter))
+    sweep(sc, tmp_path / "a")
+    other = Scenario.from_toml(TOML.replace('name = "stubbed"', 'name = "other"')
+                               .replace('"flows.conn.count" = [1, 2, 3]', '"flows.conn.count" = [2, 3, 4]'),
+                               source="other.toml")
+    counter.write_text("")
+    r = sweep(other, tmp_path / "b", reuse=[tmp_path / "a", tmp_path / "missing"])
+    assert r.computed == 6 and r.cached == 12, "count 2 and 3 (2 schemes x 3 seeds each) come from a"
+    assert len(counter.read_text().splitlines()) == 6
+    fresh = sweep(other, tmp_path / "c")
+    assert fresh.computed == 18
+    assert r.results.equals(fresh.results)
+    # the copies are this sweep's own entries: a re-run without `reuse` computes nothing
+    counter.write_text("")
+    again = sweep(other, tmp_path / "b")
+    assert again.computed == 0 and again.results.equals(fresh.results)
+    assert counter.read_text() == ""
+    # a damaged entry there is not taken: that task is computed here
+    shared = sorted({f.name for f in (tmp_path / "a" / "cache").glob("*.parquet")}
+                    & {f.name for f in (tmp_path / "c" / "cache").glob("*.parquet")})
+    assert len(shared) == 12
+    (tmp_path / "a" / "cache" / shared[0]).write_bytes(b"not parquet")
+    r2 = sweep(other, tmp_path / "d", reuse=[tmp_path / "a"])
+    assert r2.computed == 7 and r2.results.equals(fresh.results)

@@ -174,7 +174,8 @@ def _run(out: Path, mode: str, jobs: int, st: Settings, sdir: Path, progress: bo
         spec = FIGURES[no]
         say(f"Fig. {no}: {spec.caption}")
         run_dir = out / "runs" / spec.key
-        fr = run_figure(spec, st, sdir, run_dir, jobs=jobs, progress=progress)
+        fr = run_figure(spec, st, sdir, run_dir, jobs=jobs, progress=progress,
+                        reuse=[d for r in runs.values() for d in r.sweep_dirs])
         runs[no] = fr
         if spec.kind == "schemes":
             table = scheme_summary(fr.rows)
@@ -183,7 +184,8 @@ def _run(out: Path, mode: str, jobs: int, st: Settings, sdir: Path, progress: bo
             table = friendliness_summary(fr.rows)
             png = plot_friendliness(no, spec.caption, table, out / f"{spec.key}.png", note)
         csv = write_csv(no, spec.x_label, table, out / f"{spec.key}.csv")
-        diag = diagnose(fr, run_dir, jobs=jobs) if diagnostics else []
+        diag = (diagnose(fr, run_dir, jobs=jobs, reuse=[out / "runs" / FIGURES[k].key for k in runs if k != no])
+                if diagnostics else [])
         tables[no], diags[no] = table, diag
         figures[no] = FigureResult(spec, table, csv, png, run_dir, sdir / spec.file, fr.changes, fr.tasks,
                                    fr.computed, fr.wall_s, diag, _journal_seconds(fr.sweep_dirs))

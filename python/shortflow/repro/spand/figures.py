@@ -181,14 +181,16 @@ def _friendliness_subscenarios(sc: Scenario, n_totals: Sequence[int]) -> Iterabl
 
 
 def run_figure(spec: FigSpec, settings: Settings, scenario_dir: Path, out: Path, jobs: int = 2,
-               progress: bool = False) -> FigureRun:
-    """Run (or resume from ``out``) every point x seed of one figure."""
+               progress: bool = False, reuse: Sequence[Path] = ()) -> FigureRun:
+    """Run (or resume from ``out``) every point x seed of one figure. ``reuse``: sweep
+    directories of figures run before, whose cache entries stand for the tasks with the
+    same key (`sweeper.run_sweep`; e.g. Fig. 17's F = 30 KB column is Fig. 16's N = 6)."""
     from ...sweeper import run_sweep
 
     sc, changes = figure_scenario(spec, settings, scenario_dir)
     out = Path(out)
     if spec.kind == "schemes":
-        res = run_sweep(sc, jobs=jobs, out=out, progress=progress)
+        res = run_sweep(sc, jobs=jobs, out=out, progress=progress, reuse=reuse)
         col = pl.col(spec.x_axis)
         if spec.x_is_size:
             sizes = {v: _size_kb(v) for v in res.results[spec.x_axis].unique().to_list()}
@@ -200,7 +202,7 @@ def run_figure(spec: FigSpec, settings: Settings, scenario_dir: Path, out: Path,
     parts, dirs, tasks, computed, wall = [], [], 0, 0, 0.0
     for label, sub, cols in _friendliness_subscenarios(sc, settings.n_total_grid):
         d = out / label
-        res = run_sweep(sub, jobs=jobs, out=d, progress=progress)
+        res = run_sweep(sub, jobs=jobs, out=d, progress=progress, reuse=reuse)
         extra = [pl.lit(v).alias(k) for k, v in cols.items()]
         df = res.results.with_columns(extra).with_columns(pl.col("N_total").cast(pl.Float64).alias("x"))
         size_axis = next((k for k in cols if k.endswith(".size")), None)
@@ -294,9 +296,11 @@ def _mean(s: pl.Series) -> Optional[float]:
     return float(v) if v is not None else None  # type: ignore[arg-type]
 
 
-def diagnose(run: FigureRun, out: Path, jobs: int = 2) -> list[dict[str, Any]]:
+def diagnose(run: FigureRun, out: Path, jobs: int = 2, reuse: Sequence[Path] = ()) -> list[dict[str, Any]]:
     """Diagnostic runs of the TCP/SPAND scheme (``spand``, or ``mixed`` in Figs. 18/19) at
-    the first seed of every x value, cached in ``out/diag/<key>.json``."""
+    the first seed of every x value, cached in ``out/diag/<key>.json``; one that the
+    ``diag`` directory of a figure run before (``reuse``: their output directories) holds
+    under the same key is copied from there (the same configuration: the same run)."""
     from ...native import resolve_json
     from ...sweeper import SweepStats, _atomic_write, active_pool, cache_version, run_inline, task_key, worker_pool
 
@@ -321,7 +325,11 @@ def diagnose(run: FigureRun, out: Path, jobs: int = 2) -> list[dict[str, Any]]:
         key = task_key(cfg, cache_version())
         keys.append(key)
         if not (d / f"{key}.json").exists():
-            jobs_list.append((key, cfg))
+            src = next((r / "diag" / f"{key}.json" for r in reuse if (r / "diag" / f"{key}.json").exists()), None)
+            if src is not None:
+                _atomic_write(d / f"{key}.json", src.read_bytes())
+            else:
+                jobs_list.append((key, cfg))
     todo = list(dict(jobs_list).items())
 
     def on_done(key: str, data: bytes, wall: float, cpu: float) -> None:

@@ -17,6 +17,7 @@
 //! (`resume_seq`) and use it if the event turns out to be needed, so ties with other
 //! events resolve exactly as in ns-2.
 
+use crate::engine::Scheduler;
 use crate::net::queue::AnyQueue;
 use crate::rng::Rng;
 use crate::time::{tx_time, SimTime};
@@ -50,6 +51,9 @@ pub struct Link {
     /// The far node's element and the random loss, boxed and None without either, as
     /// on every access link of a large run (8 bytes less per link direction).
     hooks: Option<Box<ArriveHooks>>,
+    /// The hop after this link may be folded (`Network::plan_folds`): this link is the
+    /// only one feeding some link.
+    pub(crate) feeds_fold: bool,
 }
 
 /// The far node's element and a link's random loss (`Link::hooks`).
@@ -159,6 +163,7 @@ impl Link {
             traced: false,
             arrive_hooks: false,
             hooks: None,
+            feeds_fold: false,
         }
     }
 
@@ -207,10 +212,13 @@ impl Link {
         self.arrive_hooks
     }
 
-    /// Is the transmitter busy for an event firing at (`now`, `seq`)? At exactly
-    /// `busy_until` it is still busy if ns-2's resume event would fire after this one.
+    /// Is the transmitter (of link `l`, this one) busy for the event firing now? At
+    /// exactly `busy_until` it is still busy if ns-2's resume event would fire after
+    /// this one (`Scheduler::before_resume`: the current event's sequence number
+    /// against `resume_seq`, either of which may be a folded hop's position).
     #[inline]
-    pub fn busy(&self, now: SimTime, seq: u64) -> bool {
-        now < self.busy_until || (now == self.busy_until && seq < self.resume_seq)
+    pub fn busy(&self, sched: &Scheduler, l: u32) -> bool {
+        let now = sched.now();
+        now < self.busy_until || (now == self.busy_until && sched.before_resume(l, self.resume_seq))
     }
 }

@@ -82,7 +82,9 @@
 //!    same point, queues F with the first, keeps the second as the link's resume
 //!    number ([`Scheduler::resume_of`]) and delivers nothing. So every sequence number,
 //!    and every key, is the unfolded run's. A feeder's passes are a FIFO (its arrivals
-//!    reach its far node in transmission order); only the head is in the main heap.
+//!    reach its far node in transmission order); the FIFOs' heads are in a small heap
+//!    of their own, and `pop` compares the smallest of them (`next_pass`) with each
+//!    event's key before handling it: a pass costs no operation on the main heap.
 //!
 //! The heaps are hand-written binary min-heaps of 24-byte entries keyed by
 //! `(time, seq << 12 | tag)`: the event kind rides in the low bits of the tie-breaker,
@@ -120,7 +122,6 @@ const K_RAWTIMER: u64 = 5; // a = agent, b = gen, timer id in bits 4..12 of `sk`
 const K_ELEM: u64 = 6; // a = element, b = token
 const K_PARKED: u64 = 7; // timer heap only: a = park lane, keyed by the lane's oldest entry
 const K_MUX: u64 = 8; // the UDP multiplexer's armed source event (`Scheduler::mux_arm`): a = app
-const K_PASS: u64 = 9; // a folded hop's pass point (`Scheduler::at_fold`): a = pass FIFO, keyed by its oldest pass
 
 /// `Link::resume_seq` of a transmission a folded hop started: its resume number is
 /// taken when the pop loop passes the fold's point and kept by the scheduler
@@ -386,6 +387,10 @@ pub struct Scheduler {
     /// until [`Scheduler::enable_folds`]).
     pass_fifos: Vec<PassFifo>,
     fold_resume: Vec<u64>,
+    /// The non-empty pass FIFOs, each keyed by its oldest pass (`a`: the FIFO), and the
+    /// smallest of those keys (`u128::MAX`: none), which `pop` compares with each event.
+    pass_heap: Heap,
+    next_pass: u128,
     /// Folded hops passed (each an arrival event not delivered; not in `fired`).
     pub folded: u64,
 }
@@ -431,6 +436,8 @@ impl Scheduler {
             mux_root: 0,
             pass_fifos: Vec::new(),
             fold_resume: Vec::new(),
+            pass_heap: Heap(Vec::new()),
+            next_pass: u128::MAX,
             folded: 0,
         }
     }
@@ -542,21 +549,24 @@ impl Scheduler {
         debug_assert!(f.back().is_none_or(|b| (b.time, b.sk) < (p.time, p.sk)), "a feeder's passes in key order");
         f.push_back(p);
         if f.len == 1 {
-            self.heap.push(Entry { time: p.time, sk: p.sk | K_PASS, a: fifo, b: 0 });
+            self.pass_heap.push(Entry { time: p.time, sk: p.sk, a: fifo, b: 0 });
+            self.next_pass = self.pass_heap.0[0].key();
         }
     }
 
-    /// The pass at the head of FIFO `top.a` reached the top of the main heap: F gets
-    /// the next sequence number, `l2`'s resume the one after (module docs, 6.).
+    /// The pop loop passes the oldest pending pass (`next_pass`, before every queued
+    /// event): F gets the next sequence number, `l2`'s resume the one after (module
+    /// docs, 6.).
     #[inline(always)]
-    fn run_pass(&mut self, top: Entry) {
-        let f = &mut self.pass_fifos[top.a as usize];
+    fn run_pass(&mut self) {
+        let fi = self.pass_heap.0[0].a;
+        let f = &mut self.pass_fifos[fi as usize];
         let p = f.pop_front();
-        debug_assert!(p.time == top.time && p.sk | K_PASS == top.sk);
         match f.front() {
-            Some(n) => self.heap.replace_top(Entry { time: n.time, sk: n.sk | K_PASS, a: top.a, b: 0 }),
-            None => self.heap.remove_top(),
+            Some(n) => self.pass_heap.replace_top(Entry { time: n.time, sk: n.sk, a: fi, b: 0 }),
+            None => self.pass_heap.remove_top(),
         }
+        self.next_pass = self.pass_heap.top().map_or(u128::MAX, Entry::key);
         // X's handler runs at X's time: F's lane offset is taken from it.
         self.now = SimTime(p.time);
         let s_f = self.seq + 1;
@@ -629,8 +639,22 @@ impl Scheduler {
                 }
                 (Some(a), None) => (*a, false),
                 (None, Some(t)) => (*t, true),
-                (None, None) => return None,
+                (None, None) => {
+                    if self.next_pass != u128::MAX && (self.next_pass >> 64) as u64 <= until.0 {
+                        self.run_pass();
+                        continue;
+                    }
+                    return None;
+                }
             };
+            // A folded hop's pass comes before this event (module docs, 6.).
+            if top.key() > self.next_pass {
+                if (self.next_pass >> 64) as u64 > until.0 {
+                    return None;
+                }
+                self.run_pass();
+                continue;
+            }
             if top.time > until.0 {
                 return None;
             }
@@ -680,10 +704,6 @@ impl Scheduler {
                     None => self.heap.remove_top(),
                 }
                 Event::Arrive { link: top.a, pkt: top.b }
-            } else if top.sk & KIND_MASK == K_PASS {
-                // A folded hop: done inside the scheduler, nothing delivered.
-                self.run_pass(top);
-                continue;
             } else if top.sk & KIND_MASK == K_MUX {
                 // Left at the root until the multiplexer re-arms (`mux_arm`).
                 self.mux_root = top.sk;
@@ -723,8 +743,7 @@ impl Scheduler {
         let parked: usize = self.park_lanes.iter().map(|l| l.q.len()).sum();
         let park_heads = self.park_lanes.iter().filter(|l| !l.q.is_empty()).count();
         let passes: usize = self.pass_fifos.iter().map(|f| f.len).sum();
-        let pass_heads = self.pass_fifos.iter().filter(|f| f.len > 0).count();
-        self.heap.0.len() + self.theap.0.len() - heads - park_heads - pass_heads + lanes + parked + passes
+        self.heap.0.len() + self.theap.0.len() - heads - park_heads + lanes + parked + passes
     }
 
     // ------------------------------------------------------------------

@@ -270,7 +270,7 @@ impl Network {
                 }
                 fold[l as usize].feeder = f;
                 fold[l as usize].fifo = fifo[f as usize];
-                self.links[f as usize].feeds_fold = true;
+                self.links[f as usize].set_feeds_fold(true);
             }
         }
         if feeders > 0 {
@@ -371,9 +371,9 @@ impl Network {
             // Idle link, empty DropTail: enqueue + dequeue would hand this very packet
             // to the transmitter (see `Link::passthrough`); skip the queue's ring buffer.
             // The queue stays empty: no resume event to schedule.
-            let fx = Self::start_tx::<true>(links, link_classes, pool, udp, sched, l, pkt);
+            let (fx, t_x) = Self::start_tx::<true>(links, link_classes, pool, udp, sched, l, pkt);
             if fx != 0 {
-                self.fold_or_arrive(sched, l, pkt, fx);
+                self.fold_or_arrive(sched, l, pkt, fx, t_x);
             }
             if traced {
                 self.trace_pkt(now, b'+', l, pkt);
@@ -391,9 +391,9 @@ impl Network {
         if !busy && !link.txdone_pending {
             // Idle transmitter: start at once (ns-2: !blocked_ -> deque -> DelayLink).
             if let Some(p) = link.queue.dequeue(now, pool) {
-                let fx = Self::start_tx::<false>(links, link_classes, pool, udp, sched, l, p);
+                let (fx, t_x) = Self::start_tx::<false>(links, link_classes, pool, udp, sched, l, p);
                 if fx != 0 {
-                    self.fold_or_arrive(sched, l, p, fx);
+                    self.fold_or_arrive(sched, l, p, fx, t_x);
                 }
                 if self.links[l as usize].traced() {
                     self.trace_pkt(now, b'-', l, p);
@@ -460,7 +460,7 @@ impl Network {
     /// Returns 0, or, on a link that feeds a folded hop (`Link::feeds_fold`), the
     /// sequence number taken for the arrival at the far node (the resume's is the
     /// next): the caller then calls [`Network::fold_or_arrive`], which folds the hop
-    /// or schedules the arrival with it.
+    /// or schedules the arrival with it. Also returns the far-end arrival's time.
     #[inline(always)]
     fn start_tx<const QUEUE_EMPTY: bool>(
         links: &mut [Link],
@@ -470,7 +470,7 @@ impl Network {
         sched: &mut Scheduler,
         l: u32,
         p: PktId,
-    ) -> u64 {
+    ) -> (u64, SimTime) {
         let now = sched.now();
         let link = &mut links[l as usize];
         let pk = pool.get(p);
@@ -487,7 +487,7 @@ impl Network {
         let mut fx = 0;
         link.resume_seq = if is_udp && udp.last_hop(l) && Self::elide_udp_arrival(link, pool, udp, sched, p, at) {
             sched.reserve_seq()
-        } else if link.feeds_fold {
+        } else if link.feeds_fold() {
             fx = sched.reserve_seq();
             sched.reserve_seq()
         } else {
@@ -497,7 +497,7 @@ impl Network {
             link.txdone_pending = true;
             sched.at_seq(link.busy_until, link.resume_seq, Event::TxDone { link: l });
         }
-        fx
+        (fx, at)
     }
 
     /// The arrival of `p`, which link `l` has just started sending, at `l`'s far node,
@@ -505,9 +505,7 @@ impl Network {
     /// can, else scheduled as an event. Out of line (called only on links feeding a
     /// folded hop).
     #[inline(never)]
-    fn fold_or_arrive(&mut self, sched: &mut Scheduler, l: u32, p: PktId, s_x: u64) {
-        let link = &self.links[l as usize];
-        let t_x = link.busy_until + self.link_classes[link.class as usize].delay;
+    fn fold_or_arrive(&mut self, sched: &mut Scheduler, l: u32, p: PktId, s_x: u64, t_x: SimTime) {
         if !self.try_fold(sched, l, p, t_x, s_x) {
             sched.at_seq(t_x, s_x, Event::Arrive { link: l, pkt: p });
         }
@@ -543,9 +541,9 @@ impl Network {
         let link = &mut links[l as usize];
         link.txdone_pending = false;
         if let Some(p) = link.queue.dequeue(now, pool) {
-            let fx = Self::start_tx::<false>(links, link_classes, pool, udp, sched, l, p);
+            let (fx, t_x) = Self::start_tx::<false>(links, link_classes, pool, udp, sched, l, p);
             if fx != 0 {
-                self.fold_or_arrive(sched, l, p, fx);
+                self.fold_or_arrive(sched, l, p, fx, t_x);
             }
             if self.links[l as usize].traced() {
                 self.trace_pkt(now, b'-', l, p);

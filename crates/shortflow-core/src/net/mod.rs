@@ -228,8 +228,8 @@ impl Network {
     /// originates at its source node) is fed by `L` alone, in `L`'s FIFO order. Routes
     /// are static, so a packet from `o` to `d` takes the links of `routes.route` hop by
     /// hop. A fed link that itself feeds a fed link keeps its own fold only (no chains:
-    /// a folded arrival never sends onto a link whose last transmission a fold
-    /// started, see `Scheduler::before_resume`). Call once, before the first event,
+    /// a fold enters `l2`'s transmission without `start_tx`, so its far-end arrival
+    /// would not be marked in the next fold's `unfolded_tx`). Call once, before the first event,
     /// with the complete list; a pair left out could make a fold wrong.
     pub fn plan_folds(&mut self, sched: &mut Scheduler, pairs: impl IntoIterator<Item = (u32, u32)>) {
         const UNSEEN: u32 = u32::MAX - 1;

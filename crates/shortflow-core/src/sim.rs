@@ -241,6 +241,16 @@ impl Simulation {
         // ---- applications
         let mut sched = Scheduler::new();
         let mut apps = build_apps(&cfg, &infos, &mut sched)?;
+        // Hop folding (`Network::plan_folds`) needs every pair of nodes packets travel
+        // between: a flow's, both ways for TCP (data and acks). Web workloads send
+        // their own control packets: no folding with them.
+        if !apps.list.iter().any(|a| matches!(a, crate::traffic::App::Web(_))) {
+            let pairs = infos.iter().flat_map(|f| {
+                let back = f.sender.is_some() || f.sink.is_some();
+                std::iter::once((f.src, f.dst)).chain(back.then_some((f.dst, f.src)))
+            });
+            net.plan_folds(&mut sched, pairs);
+        }
         // Web workloads: one server endpoint agent per client–server pair. UDP sources
         // look their first link up once (static routes).
         for (ai, app) in apps.list.iter_mut().enumerate() {
@@ -511,12 +521,16 @@ impl Simulation {
                 ft.acked_by_s.push(&[]);
             }
         }
+        // Folded hops count on their link when folded; those the loop has not passed
+        // are taken off (their arrival has not happened).
+        let pending = self.net.pending_fold_counts(&self.sched);
         for (l, link) in self.net.links.iter().enumerate() {
+            let (n, bytes) = pending.get(l).copied().unwrap_or((0, 0));
             r.links.link.push(&self.net.link_name(l));
-            r.links.arrivals.push(link.arrivals);
-            r.links.departures.push(link.departures);
+            r.links.arrivals.push(link.arrivals - n);
+            r.links.departures.push(link.departures - n);
             r.links.drops.push(link.drops);
-            r.links.bytes_departed.push(link.bytes_departed);
+            r.links.bytes_departed.push(link.bytes_departed - bytes);
         }
         if let Some(a) = &self.shared.ack_trace {
             r.acks = AckTrace::clone(a);

@@ -71,6 +71,21 @@
 //!    the root -- and the handler's re-arm replaces it there: one sift-down per source
 //!    event instead of a removal and a push.
 //!
+//! 6. **Folded hops** (`Network::try_fold`; docs/architecture.md, "Folded hops"). A
+//!    node forwarding a packet onto an idle link fed by one link only is an arrival
+//!    event X whose handler starts the next transmission and schedules the far-end
+//!    arrival F: `at` takes F's number, `reserve_seq` the link's resume number. When X
+//!    is provable at the moment its packet leaves the feeder, the network does the
+//!    transmission then and [`Scheduler::at_fold`] queues a *pass* at X's key (its
+//!    number reserved as `at` would have taken it) instead of X. When the pop loop
+//!    reaches that key it takes the two numbers X's handler would have taken, at the
+//!    same point, queues F with the first, keeps the second as the link's resume
+//!    number ([`Scheduler::resume_of`]) and delivers nothing. So every sequence number,
+//!    and every key, is the unfolded run's. A feeder's passes are a FIFO (its arrivals
+//!    reach its far node in transmission order); the FIFOs' heads are in a small heap
+//!    of their own, and `pop` compares the smallest of them (`next_pass`) with each
+//!    event's key before handling it: a pass costs no operation on the main heap.
+//!
 //! The heaps are hand-written binary min-heaps of 24-byte entries keyed by
 //! `(time, seq << 12 | tag)`: the event kind rides in the low bits of the tie-breaker,
 //! which cannot change the order because sequence numbers are unique. In the 45 Mb/s,
@@ -107,6 +122,11 @@ const K_RAWTIMER: u64 = 5; // a = agent, b = gen, timer id in bits 4..12 of `sk`
 const K_ELEM: u64 = 6; // a = element, b = token
 const K_PARKED: u64 = 7; // timer heap only: a = park lane, keyed by the lane's oldest entry
 const K_MUX: u64 = 8; // the UDP multiplexer's armed source event (`Scheduler::mux_arm`): a = app
+
+/// `Link::resume_seq` of a transmission a folded hop started: its resume number is
+/// taken when the pop loop passes the fold's point and kept by the scheduler
+/// ([`Scheduler::resume_of`]).
+pub const VIRT_RESUME: u64 = u64::MAX;
 /// Low bits of `sk` below the sequence number: kind (4 bits), then a raw timer's id
 /// (8 bits). Sequence numbers must stay below 2^52 (~4.5e15 events).
 const KIND_BITS: u32 = 12;
@@ -240,6 +260,75 @@ struct ParkLane {
     q: std::collections::VecDeque<Parked>,
 }
 
+/// A folded hop waiting for the pop loop to pass its point (module docs, 6.): the
+/// skipped arrival X's key `(time, sk)` (`sk` without kind bits), the far-end arrival
+/// F's time `far`, F's link `l2` and packet.
+#[derive(Clone, Copy, Debug, Default)]
+struct Pass {
+    time: u64,
+    sk: u64,
+    far: u64,
+    l2: u32,
+    pkt: PktId,
+}
+
+/// The pending passes of the folds made on one feeder link, in key order (a link's
+/// arrivals reach its far node in transmission order). A ring buffer of power-of-two
+/// size that only grows (doubling), as `Lane`.
+#[derive(Default)]
+struct PassFifo {
+    buf: Box<[Pass]>,
+    head: usize,
+    len: usize,
+}
+
+impl PassFifo {
+    #[inline(always)]
+    fn mask(&self) -> usize {
+        self.buf.len().wrapping_sub(1)
+    }
+    #[inline(always)]
+    fn back(&self) -> Option<&Pass> {
+        (self.len > 0).then(|| &self.buf[(self.head + self.len - 1) & self.mask()])
+    }
+    #[inline(always)]
+    fn push_back(&mut self, p: Pass) {
+        if self.len == self.buf.len() {
+            self.grow();
+        }
+        let i = (self.head + self.len) & self.mask();
+        self.buf[i] = p;
+        self.len += 1;
+    }
+    /// Remove the oldest pass (the FIFO must be non-empty) and return it.
+    #[inline(always)]
+    fn pop_front(&mut self) -> Pass {
+        debug_assert!(self.len > 0);
+        let p = self.buf[self.head];
+        self.head = (self.head + 1) & self.mask();
+        self.len -= 1;
+        p
+    }
+    #[inline(always)]
+    fn front(&self) -> Option<&Pass> {
+        (self.len > 0).then(|| &self.buf[self.head])
+    }
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        let n = self.buf.len();
+        let mut nb = vec![Pass::default(); (2 * n).max(16)].into_boxed_slice();
+        for (k, slot) in nb.iter_mut().take(self.len).enumerate() {
+            *slot = self.buf[(self.head + k) & self.mask()];
+        }
+        self.buf = nb;
+        self.head = 0;
+    }
+    fn iter(&self) -> impl Iterator<Item = &Pass> + '_ {
+        (0..self.len).map(move |k| &self.buf[(self.head + k) & self.mask()])
+    }
+}
+
 /// State of one [`Timer`]'s scheduler slot.
 #[derive(Clone, Copy, Debug)]
 struct TimerSlot {
@@ -293,6 +382,17 @@ pub struct Scheduler {
     /// root until the multiplexer re-arms ([`Scheduler::mux_arm`], [`Scheduler::mux_idle`]);
     /// 0: none.
     mux_root: u64,
+    /// Folded hops (module docs, 6.): the pending passes of each feeder link, and per
+    /// link the resume number its latest folded transmission got at its pass (empty
+    /// until [`Scheduler::enable_folds`]).
+    pass_fifos: Vec<PassFifo>,
+    fold_resume: Vec<u64>,
+    /// The non-empty pass FIFOs, each keyed by its oldest pass (`a`: the FIFO), and the
+    /// smallest of those keys (`u128::MAX`: none), which `pop` compares with each event.
+    pass_heap: Heap,
+    next_pass: u128,
+    /// Folded hops passed (each an arrival event not delivered; not in `fired`).
+    pub folded: u64,
 }
 
 impl Default for Scheduler {
@@ -310,6 +410,8 @@ impl Scheduler {
             + size_of::<[Lane; LANE_TAB]>()
             + self.lanes.iter().map(|l| l.buf.len() * size_of::<Entry>()).sum::<usize>()
             + self.timers.capacity() * size_of::<TimerSlot>()
+            + self.pass_fifos.iter().map(|f| f.buf.len() * size_of::<Pass>()).sum::<usize>()
+            + self.fold_resume.capacity() * size_of::<u64>()
     }
 
     pub fn new() -> Self {
@@ -332,6 +434,11 @@ impl Scheduler {
             parked_rearms: 0,
             park_timers: true,
             mux_root: 0,
+            pass_fifos: Vec::new(),
+            fold_resume: Vec::new(),
+            pass_heap: Heap(Vec::new()),
+            next_pass: u128::MAX,
+            folded: 0,
         }
     }
 
@@ -417,6 +524,92 @@ impl Scheduler {
         true
     }
 
+    /// Allow folded hops ([`Scheduler::at_fold`]) onto links below `n_links`, fed by
+    /// `n_feeders` links (pass FIFOs `0..n_feeders`).
+    pub fn enable_folds(&mut self, n_links: usize, n_feeders: usize) {
+        self.fold_resume = vec![0; n_links];
+        self.pass_fifos = (0..n_feeders).map(|_| PassFifo::default()).collect();
+    }
+
+    /// Fold the hop whose arrival X would be at `(t_x, s_x)` (`s_x` reserved by the
+    /// caller, as `at` would have taken it) on feeder `fifo`: when the pop loop passes
+    /// that key it does what X's handler does to the event order -- the far-end arrival
+    /// F of `pkt` on `l2` is scheduled at `far` with the next sequence number, and the
+    /// number after it is `l2`'s resume ([`Scheduler::resume_of`]) -- and delivers
+    /// nothing. The caller has done the rest of X's handler (`l2`'s transmission).
+    #[inline(always)]
+    pub fn at_fold(&mut self, fifo: u32, t_x: SimTime, s_x: u64, far: SimTime, l2: u32, pkt: PktId) {
+        debug_assert!(t_x >= self.now && far > t_x);
+        assert!(s_x < 1 << (64 - KIND_BITS), "sequence number overflow");
+        let p = Pass { time: t_x.0, sk: s_x << KIND_BITS, far: far.0, l2, pkt };
+        let f = &mut self.pass_fifos[fifo as usize];
+        // A feeder's arrivals reach its far node in transmission order: a transmission
+        // starts no earlier than the previous one's end, so `t_x` never decreases, and
+        // `s_x` increases.
+        debug_assert!(f.back().is_none_or(|b| (b.time, b.sk) < (p.time, p.sk)), "a feeder's passes in key order");
+        f.push_back(p);
+        if f.len == 1 {
+            self.pass_heap.push(Entry { time: p.time, sk: p.sk, a: fifo, b: 0 });
+            self.next_pass = self.pass_heap.0[0].key();
+        }
+    }
+
+    /// The pop loop passes the oldest pending pass (`next_pass`, before every queued
+    /// event): F gets the next sequence number, `l2`'s resume the one after (module
+    /// docs, 6.).
+    #[inline(always)]
+    fn run_pass(&mut self) {
+        let fi = self.pass_heap.0[0].a;
+        let f = &mut self.pass_fifos[fi as usize];
+        let p = f.pop_front();
+        match f.front() {
+            Some(n) => self.pass_heap.replace_top(Entry { time: n.time, sk: n.sk, a: fi, b: 0 }),
+            None => self.pass_heap.remove_top(),
+        }
+        self.next_pass = self.pass_heap.top().map_or(u128::MAX, Entry::key);
+        // X's handler runs at X's time: F's lane offset is taken from it.
+        self.now = SimTime(p.time);
+        let s_f = self.seq + 1;
+        assert!(s_f + 1 < 1 << (64 - KIND_BITS), "sequence number overflow");
+        self.insert_arrival(p.far, s_f, p.l2, p.pkt);
+        self.seq = s_f + 1;
+        self.fold_resume[p.l2 as usize] = s_f + 1;
+        self.folded += 1;
+    }
+
+    /// The resume number of a link whose `resume_seq` is `resume`: itself, or for a
+    /// transmission a folded hop started ([`VIRT_RESUME`]) the one its pass took (the
+    /// pass is always done before anything reads the link again).
+    #[inline(always)]
+    pub fn resume_of(&self, l: u32, resume: u64) -> u64 {
+        if resume != VIRT_RESUME {
+            resume
+        } else {
+            self.fold_resume[l as usize]
+        }
+    }
+
+    /// Does the current event fire before the resume `resume` of link `l`
+    /// ([`Scheduler::resume_of`])? `Link::busy` at exactly `busy_until`.
+    #[inline(always)]
+    pub fn before_resume(&self, l: u32, resume: u64) -> bool {
+        self.cur_seq < self.resume_of(l, resume)
+    }
+
+    /// Schedule link `l`'s `TxDone` at `at` with its resume number `resume`
+    /// ([`Scheduler::resume_of`]).
+    #[inline(always)]
+    pub fn at_resume(&mut self, at: SimTime, resume: u64, l: u32) {
+        let r = self.resume_of(l, resume);
+        self.at_seq(at, r, Event::TxDone { link: l });
+    }
+
+    /// The folds whose pass the loop has not done yet, as `(l2, pkt)`: their arrival on
+    /// `l2` has not happened.
+    pub fn pending_folds(&self) -> impl Iterator<Item = (u32, PktId)> + '_ {
+        self.pass_fifos.iter().flat_map(|f| f.iter().map(|p| (p.l2, p.pkt)))
+    }
+
     /// Sequence number of the event being processed: with equal times, an event with a
     /// smaller sequence number fires first.
     #[inline]
@@ -446,8 +639,22 @@ impl Scheduler {
                 }
                 (Some(a), None) => (*a, false),
                 (None, Some(t)) => (*t, true),
-                (None, None) => return None,
+                (None, None) => {
+                    if self.next_pass != u128::MAX && (self.next_pass >> 64) as u64 <= until.0 {
+                        self.run_pass();
+                        continue;
+                    }
+                    return None;
+                }
             };
+            // A folded hop's pass comes before this event (module docs, 6.).
+            if top.key() > self.next_pass {
+                if (self.next_pass >> 64) as u64 > until.0 {
+                    return None;
+                }
+                self.run_pass();
+                continue;
+            }
             if top.time > until.0 {
                 return None;
             }
@@ -535,7 +742,8 @@ impl Scheduler {
         let heads = self.lanes.iter().filter(|l| l.len > 0).count();
         let parked: usize = self.park_lanes.iter().map(|l| l.q.len()).sum();
         let park_heads = self.park_lanes.iter().filter(|l| !l.q.is_empty()).count();
-        self.heap.0.len() + self.theap.0.len() - heads - park_heads + lanes + parked
+        let passes: usize = self.pass_fifos.iter().map(|f| f.len).sum();
+        self.heap.0.len() + self.theap.0.len() - heads - park_heads + lanes + parked + passes
     }
 
     // ------------------------------------------------------------------

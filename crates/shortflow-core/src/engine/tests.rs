@@ -442,3 +442,224 @@ fn element_events_keep_fifo_order_with_other_events() {
         ]
     );
 }
+
+/// Hop folding (`Scheduler::at_fold`) against the unfolded run. Scheduler `a` gets an
+/// ordinary arrival X (on link `X_LINK + next`) whose handler, run by the driver,
+/// schedules the far-end arrival F with `at` and reserves the link's resume number, as
+/// `Network::start_tx` does; scheduler `b` gets the folded hop (a pass on the feeder's
+/// FIFO). Both get the same other events: applications, re-armed timers (a sink's
+/// delayed-ack timer, a sender's RTO) and `TxDone`s at a folded transmission's end
+/// (`at_resume`), each scheduling more when it fires. Every delivered event, its time
+/// and its sequence number must be identical, and so must every link's resume number
+/// once its fold is passed (module docs, 6.).
+struct FoldPair {
+    a: Scheduler,
+    b: Scheduler,
+    ta: Vec<Timer>,
+    tb: Vec<Timer>,
+    /// Per packet: link, end of its transmission, far-end time.
+    hop: Vec<(u32, u64, u64)>,
+    /// Per feeder: the latest fold's X time (a feeder's arrivals come in order).
+    feeder_last: Vec<u64>,
+    /// Per link: the resume number `a`'s handler reserved, and for which packet; the
+    /// latest packet folded onto it in `b`.
+    resume_a: Vec<(u64, u32)>,
+    latest_b: Vec<u32>,
+    txdone_done: Vec<bool>,
+    compared: u64,
+}
+
+const X_LINK: u32 = 1000;
+
+impl FoldPair {
+    fn new(n_links: usize, n_feeders: usize, n_timers: usize) -> Self {
+        let mut b = Scheduler::new();
+        b.enable_folds(n_links, n_feeders);
+        FoldPair {
+            a: Scheduler::new(),
+            b,
+            ta: (0..n_timers).map(|_| Timer::default()).collect(),
+            tb: (0..n_timers).map(|_| Timer::default()).collect(),
+            hop: Vec::new(),
+            feeder_last: vec![0; n_feeders],
+            resume_a: vec![(0, u32::MAX); n_links],
+            latest_b: vec![u32::MAX - 1; n_links],
+            txdone_done: Vec::new(),
+            compared: 0,
+        }
+    }
+    fn app(&mut self, t: u64, app: u32, token: u32) {
+        self.a.at(SimTime(t), Event::App { app, token });
+        self.b.at(SimTime(t), Event::App { app, token });
+    }
+    fn timer(&mut self, k: usize, delay: u64) {
+        self.ta[k].resched(&mut self.a, SimTime(delay), 50 + k as u32, 0);
+        self.tb[k].resched(&mut self.b, SimTime(delay), 50 + k as u32, 0);
+    }
+    /// A hop from feeder `feeder` reaching its node at `t_x` (not before the clock nor
+    /// the feeder's previous one), then `tx` ns (> 0) on link `next`, `delay` ns more.
+    fn fold(&mut self, feeder: usize, t_x: u64, next: u32, tx: u64, delay: u64) {
+        let pkt = self.hop.len() as u32;
+        let t_x = t_x.max(self.feeder_last[feeder]);
+        self.feeder_last[feeder] = t_x;
+        self.hop.push((next, t_x + tx, t_x + tx + delay));
+        self.txdone_done.push(false);
+        self.a.at(SimTime(t_x), Event::Arrive { link: X_LINK + next, pkt });
+        let s_x = self.b.reserve_seq();
+        assert_eq!(s_x, self.a.seq, "X's number is the one `at` took");
+        self.b.at_fold(feeder as u32, SimTime(t_x), s_x, SimTime(t_x + tx + delay), next, pkt);
+        self.latest_b[next as usize] = pkt;
+    }
+    /// The resume of link `next`'s latest folded transmission, once `a` passed it: a
+    /// `TxDone` at its end (if not in the past), in both.
+    fn txdone(&mut self, next: u32) {
+        let (r, pkt) = self.resume_a[next as usize];
+        if pkt != self.latest_b[next as usize] || self.txdone_done[pkt as usize] {
+            return;
+        }
+        let busy = self.hop[pkt as usize].1;
+        if busy < self.a.now().0 {
+            return;
+        }
+        self.txdone_done[pkt as usize] = true;
+        self.a.at_seq(SimTime(busy), r, Event::TxDone { link: next });
+        self.b.at_resume(SimTime(busy), VIRT_RESUME, next);
+    }
+    /// Pop the next delivered event at or before `until` of `a` (running X's handler)
+    /// and of `b`; check they agree. `react` schedules what a handler would (on both
+    /// schedulers alike).
+    fn step(&mut self, until: u64, react: &mut dyn FnMut(&mut FoldPair, Event)) -> Option<Event> {
+        let ea = loop {
+            match self.a.pop(SimTime(until)) {
+                Some(Event::Arrive { link, pkt }) if link >= X_LINK => {
+                    let next = link - X_LINK;
+                    self.a.at(SimTime(self.hop[pkt as usize].2), Event::Arrive { link: next, pkt });
+                    self.resume_a[next as usize] = (self.a.reserve_seq(), pkt);
+                }
+                e => break e,
+            }
+        };
+        let eb = self.b.pop(SimTime(until));
+        assert_eq!(ea, eb, "same event");
+        assert_eq!(self.a.now(), self.b.now(), "same clock after {ea:?}");
+        assert_eq!(self.a.seq, self.b.seq, "same counter after {ea:?}");
+        // Every link's resume number, once its latest fold is passed.
+        for (l, &(r, pkt)) in self.resume_a.iter().enumerate() {
+            if pkt == self.latest_b[l] {
+                assert_eq!(self.b.resume_of(l as u32, VIRT_RESUME), r, "link {l}'s resume after {ea:?}");
+                self.compared += 1;
+            }
+        }
+        let e = ea?;
+        assert_eq!(self.a.current_seq(), self.b.current_seq(), "same key for {e:?}");
+        let live = |t: &mut Vec<Timer>, e: Event| match e {
+            Event::Timer { agent, gen, .. } => t[(agent - 50) as usize].fire(gen),
+            _ => true,
+        };
+        let (la, lb) = (live(&mut self.ta, e), live(&mut self.tb, e));
+        assert_eq!(la, lb);
+        if la {
+            react(self, e);
+        }
+        Some(e)
+    }
+}
+
+#[test]
+fn folded_hop_keeps_equal_time_order() {
+    // X reaches its node at 10; the far-end arrival F is due at 20 (10 + 4 + 6).
+    // Events due at 20 scheduled before X's position in the pop order (at time 5, or
+    // at time 10 before the fold) fire before F; those scheduled after it (at 10 after
+    // the fold, at 12) fire after F -- although the fold itself happens at time 0.
+    let mut p = FoldPair::new(4, 1, 3);
+    p.app(10, 1, 20); // at 10, scheduled before the fold: its event at 20 precedes F
+    p.fold(0, 10, 2, 4, 6);
+    p.timer(0, 20); // a delayed-ack timer armed after the fold, before X: precedes F
+    p.app(10, 2, 20); // at 10, after the fold: its event at 20 follows F
+    p.app(5, 3, 20);
+    p.app(12, 4, 20);
+    p.timer(1, 30); // an RTO re-armed at 12 (below) to 20: follows F
+    let mut order = Vec::new();
+    let mut react = |p: &mut FoldPair, e: Event| {
+        if let Event::App { app, token } = e {
+            if token == 20 {
+                p.app(20, app + 100, 0);
+            }
+            if app == 4 {
+                p.timer(1, 8);
+                p.timer(2, 8);
+                p.txdone(2); // the transmission's end at 14: its TxDone
+            }
+        }
+        order.push((p.a.now().0, e));
+    };
+    while p.step(u64::MAX, &mut react).is_some() {}
+    let at20: Vec<String> = order
+        .iter()
+        .filter(|(t, _)| *t == 20)
+        .map(|(_, e)| match e {
+            Event::App { app, .. } => format!("app{app}"),
+            Event::Timer { agent, .. } => format!("timer{}", agent - 50),
+            Event::Arrive { link, .. } => format!("arrive{link}"),
+            e => format!("{e:?}"),
+        })
+        .collect();
+    assert_eq!(at20, ["timer0", "app103", "app101", "arrive2", "app102", "app104", "timer1", "timer2"]);
+    assert!(order.iter().any(|(t, e)| *t == 14 && *e == Event::TxDone { link: 2 }));
+    assert_eq!(p.b.folded, 1);
+    assert_eq!(p.a.fired, p.b.fired + 1, "the folded hop is not delivered");
+}
+
+#[test]
+fn folded_hops_match_unfolded_random() {
+    // Random applications, timers, folded hops on three feeders and TxDones, all within
+    // a few ns of each other so that equal times (and several passes in one gap between
+    // two events) are frequent; runs paused at random `until`s, as `run_until` does.
+    let (mut compared, mut txdones, mut pauses) = (0, 0, 0);
+    for seed in 1..=300u64 {
+        let mut rng = Rand(seed);
+        let mut p = FoldPair::new(8, 3, 6);
+        for _ in 0..20 {
+            p.app(rng.below(5), rng.below(1000) as u32, 1);
+        }
+        let mut steps = 0;
+        let mut react = |p: &mut FoldPair, e: Event| {
+            if matches!(e, Event::TxDone { .. }) {
+                txdones += 1;
+            }
+            let now = p.a.now().0;
+            for _ in 0..1 + rng.below(3) {
+                match rng.below(6) {
+                    0 => p.app(now + rng.below(6), rng.below(1000) as u32, 1),
+                    1 => p.timer(rng.below(6) as usize, rng.below(8)),
+                    2 => p.txdone(rng.below(8) as u32),
+                    _ => {
+                        let t_x = now + rng.below(4);
+                        let next = rng.below(8) as u32;
+                        p.fold(rng.below(3) as usize, t_x, next, 1 + rng.below(3), rng.below(3));
+                    }
+                }
+            }
+        };
+        let mut until = 0;
+        while steps < 3_000 {
+            if p.step(until, &mut react).is_none() {
+                if p.a.pending() == 0 {
+                    break;
+                }
+                pauses += 1;
+                until += 1 + until % 3;
+            }
+            steps += 1;
+        }
+        // Drain what is queued, scheduling nothing more.
+        while p.step(u64::MAX, &mut |_, _| {}).is_some() {}
+        assert_eq!(p.b.pending(), 0);
+        assert!(p.b.folded > 100, "seed {seed}: folds exercised ({})", p.b.folded);
+        assert_eq!(p.a.fired, p.b.fired + p.b.folded, "seed {seed}: every fold saves its event");
+        compared += p.compared;
+    }
+    assert!(compared > 10_000, "resume comparisons exercised ({compared})");
+    assert!(txdones > 500, "TxDones at folded transmissions' ends ({txdones})");
+    assert!(pauses > 1000, "pauses ({pauses})");
+}

@@ -17,6 +17,7 @@
 //! (`resume_seq`) and use it if the event turns out to be needed, so ties with other
 //! events resolve exactly as in ns-2.
 
+use crate::engine::Scheduler;
 use crate::net::queue::AnyQueue;
 use crate::rng::Rng;
 use crate::time::{tx_time, SimTime};
@@ -44,13 +45,20 @@ pub struct Link {
     /// Record per-packet events of this link (set with [`Link::set_traced`]). Inline:
     /// the transmit path tests it for every packet.
     traced: bool,
-    /// `traced`, an element at the far node or random loss: an arrival has more to do
-    /// than deliver or forward. One test on the arrival path instead of three.
-    arrive_hooks: bool,
+    /// `ARRIVE_HOOKS`: `traced`, an element at the far node or random loss -- an arrival
+    /// has more to do than deliver or forward (one test on the arrival path instead of
+    /// three); `FEEDS_FOLD`: the hop after this link may be folded
+    /// (`Network::plan_folds`: this link is the only one feeding some link). One byte,
+    /// so that `Link` stays 112 B.
+    flags: u8,
     /// The far node's element and the random loss, boxed and None without either, as
     /// on every access link of a large run (8 bytes less per link direction).
     hooks: Option<Box<ArriveHooks>>,
 }
+
+/// `Link::flags` bits.
+const ARRIVE_HOOKS: u8 = 1;
+const FEEDS_FOLD: u8 = 2;
 
 /// The far node's element and a link's random loss (`Link::hooks`).
 #[derive(Debug)]
@@ -157,7 +165,7 @@ impl Link {
             bytes_departed: 0,
             passthrough,
             traced: false,
-            arrive_hooks: false,
+            flags: 0,
             hooks: None,
         }
     }
@@ -165,7 +173,7 @@ impl Link {
     /// Record this link's per-packet events or not.
     pub fn set_traced(&mut self, on: bool) {
         self.traced = on;
-        self.arrive_hooks = self.traced || self.hooks.is_some();
+        self.set_flag(ARRIVE_HOOKS, self.traced || self.hooks.is_some());
     }
     /// Change the element and loss with `f`; neither left set frees their box.
     fn hooks_mut(&mut self, f: impl FnOnce(&mut ArriveHooks)) {
@@ -174,7 +182,7 @@ impl Link {
         if h.dst_elem == crate::net::element::NO_ELEM && h.loss.is_none() {
             self.hooks = None;
         }
-        self.arrive_hooks = self.traced || self.hooks.is_some();
+        self.set_flag(ARRIVE_HOOKS, self.traced || self.hooks.is_some());
     }
     /// Lose packets crossing this link at random (`None`: no loss).
     pub fn set_loss(&mut self, loss: Option<Box<RandomLoss>>) {
@@ -204,13 +212,27 @@ impl Link {
     /// An arrival must be traced or shown to an element (see `Network::arrive`).
     #[inline]
     pub(crate) fn arrive_hooks(&self) -> bool {
-        self.arrive_hooks
+        self.flags & ARRIVE_HOOKS != 0
+    }
+    /// The hop after this link may be folded (`Network::plan_folds`).
+    #[inline(always)]
+    pub(crate) fn feeds_fold(&self) -> bool {
+        self.flags & FEEDS_FOLD != 0
+    }
+    pub(crate) fn set_feeds_fold(&mut self, on: bool) {
+        self.set_flag(FEEDS_FOLD, on);
+    }
+    fn set_flag(&mut self, bit: u8, on: bool) {
+        self.flags = if on { self.flags | bit } else { self.flags & !bit };
     }
 
-    /// Is the transmitter busy for an event firing at (`now`, `seq`)? At exactly
-    /// `busy_until` it is still busy if ns-2's resume event would fire after this one.
+    /// Is the transmitter (of link `l`, this one) busy for the event firing now? At
+    /// exactly `busy_until` it is still busy if ns-2's resume event would fire after
+    /// this one (`Scheduler::before_resume`: the current event's sequence number
+    /// against `resume_seq`, either of which may be a folded hop's position).
     #[inline]
-    pub fn busy(&self, now: SimTime, seq: u64) -> bool {
-        now < self.busy_until || (now == self.busy_until && seq < self.resume_seq)
+    pub fn busy(&self, sched: &Scheduler, l: u32) -> bool {
+        let now = sched.now();
+        now < self.busy_until || (now == self.busy_until && sched.before_resume(l, self.resume_seq))
     }
 }

@@ -11,7 +11,7 @@ pub mod queue;
 pub mod routing;
 pub mod udp_rx;
 
-use crate::engine::{Event, PktId, Scheduler};
+use crate::engine::{Event, PktId, Scheduler, VIRT_RESUME};
 use crate::error::ConfigError;
 use crate::net::element::{AnyElement, ElemCtx, Verdict, NO_ELEM};
 use crate::names::Names;
@@ -64,6 +64,20 @@ pub struct Network {
     /// `Link`: few links filter acks, and every byte of `Link` counts four times per
     /// connection of a large run.
     pub(crate) filtered: Vec<u64>,
+    /// Per link, what folding its incoming hops needs (`plan_folds`); empty when no
+    /// hop is folded.
+    fold: Vec<FoldLink>,
+}
+
+/// Per link: the state `Network::try_fold` keeps for folding hops onto it.
+#[derive(Clone, Copy, Debug)]
+struct FoldLink {
+    /// The one link every packet entering this link arrives on, or `NO_LINK`.
+    feeder: u32,
+    /// The feeder's pass FIFO in the scheduler (`Scheduler::at_fold`).
+    fifo: u32,
+    /// Arrival time of the latest packet sent towards it that was not folded.
+    unfolded_tx: SimTime,
 }
 
 impl Network {
@@ -85,6 +99,7 @@ impl Network {
             released: Vec::new(),
             udp: UdpRx::default(),
             filtered: Vec::new(),
+            fold: Vec::new(),
         }
     }
 
@@ -207,6 +222,136 @@ impl Network {
         self.link_recv(sched, first_link, pkt);
     }
 
+    /// Decide which hops may be folded (see `try_fold` and docs/architecture.md,
+    /// "Folded hops"), given every `(origin node, destination node)` pair a packet can
+    /// travel between: a link whose packets all enter it from one link `L` (none
+    /// originates at its source node) is fed by `L` alone, in `L`'s FIFO order. Routes
+    /// are static, so a packet from `o` to `d` takes the links of `routes.route` hop by
+    /// hop. A fed link that itself feeds a fed link keeps its own fold only (no chains:
+    /// a fold enters `l2`'s transmission without `start_tx`, so its far-end arrival
+    /// would not be marked in the next fold's `unfolded_tx`). Call once, before the first event,
+    /// with the complete list; a pair left out could make a fold wrong.
+    pub fn plan_folds(&mut self, sched: &mut Scheduler, pairs: impl IntoIterator<Item = (u32, u32)>) {
+        const UNSEEN: u32 = u32::MAX - 1;
+        const ORIGIN: u32 = u32::MAX - 2;
+        let n = self.links.len();
+        if n >= (1 << 31) - 2 {
+            return;
+        }
+        let mut feeder = vec![UNSEEN; n];
+        for (o, d) in pairs {
+            let (mut node, mut prev) = (o, ORIGIN);
+            // A route visits each node once: at most `nodes` hops.
+            for _ in 0..self.node_names.len() {
+                if node == d {
+                    break;
+                }
+                let Some(l) = self.routes.route(node, d) else { break };
+                let f = &mut feeder[l as usize];
+                if *f == UNSEEN {
+                    *f = prev;
+                } else if *f != prev {
+                    *f = NO_LINK;
+                }
+                prev = l;
+                node = self.links[l as usize].dst;
+            }
+        }
+        let fed = |l: u32| (l as usize) < n && (feeder[l as usize] as usize) < n;
+        let mut fold = vec![FoldLink { feeder: NO_LINK, fifo: 0, unfolded_tx: SimTime::ZERO }; n];
+        let mut fifo = vec![u32::MAX; n];
+        let mut feeders = 0;
+        for l in 0..n as u32 {
+            let f = feeder[l as usize];
+            if fed(l) && !fed(f) && !self.links[f as usize].arrive_hooks() {
+                if fifo[f as usize] == u32::MAX {
+                    fifo[f as usize] = feeders;
+                    feeders += 1;
+                }
+                fold[l as usize].feeder = f;
+                fold[l as usize].fifo = fifo[f as usize];
+                self.links[f as usize].set_feeds_fold(true);
+            }
+        }
+        if feeders > 0 {
+            self.fold = fold;
+            sched.enable_folds(n, feeders as usize);
+        }
+    }
+
+    /// Fold the next hop of `p`, which link `l` has just started sending and which
+    /// reaches `l`'s far node at `t_x` with the number `s_x`, if that is exact (see
+    /// docs/architecture.md, "Folded hops"): the node forwards `p` onto a link `l2` fed
+    /// by `l` alone (`plan_folds`), and `l2`'s state now is its state at `t_x` with its
+    /// transmitter idle and its pass-through queue empty then (below). Its
+    /// transmission is entered now (busy until `t_x + txt`, counters, resume number
+    /// `VIRT_RESUME`) and `Scheduler::at_fold` queues the pass that gives the far-end
+    /// arrival and the resume their numbers. Returns false, scheduling nothing,
+    /// otherwise (and marks an unfolded packet towards `l2` in the air); a datagram onto
+    /// a last hop into a UDP sink's node is left to `elide_udp_arrival`.
+    #[inline(always)]
+    fn try_fold(&mut self, sched: &mut Scheduler, l: u32, p: PktId, t_x: SimTime, s_x: u64) -> bool {
+        let Network { links, link_classes: classes, routes, fold, udp, pool, .. } = self;
+        let pk = pool.get(p);
+        let (dst, size, is_udp) = (pk.dst, pk.size, pk.kind == PktKind::Udp);
+        let node = links[l as usize].dst;
+        if dst == node {
+            return false;
+        }
+        let l2 = routes.next(node, dst);
+        let Some(f) = fold.get_mut(l2 as usize) else { return false };
+        if f.feeder != l {
+            return false;
+        }
+        let next = &mut links[l2 as usize];
+        // Idle with an empty queue at `t_x`: nothing reaches `l2` but `l`'s packets, the
+        // folded ones in the air have entered their transmissions already, and no
+        // unfolded one is in the air (`unfolded_tx`), so `l2`'s state now is its state
+        // at `t_x`. A tie with `busy_until` depends on numbers: not folded.
+        if next.busy_until >= t_x
+            || f.unfolded_tx >= sched.now()
+            || next.txdone_pending
+            || !next.passthrough
+            || next.traced()
+            || !next.queue.is_empty()
+            // A datagram's last hop may be elided instead (cheaper: no event at all).
+            || (is_udp && udp.last_hop(l2))
+        {
+            f.unfolded_tx = t_x;
+            return false;
+        }
+        let class = &mut classes[next.class as usize];
+        let txt = class.tx_time(size);
+        if txt == SimTime::ZERO {
+            f.unfolded_tx = t_x;
+            return false;
+        }
+        let far = t_x + txt + class.delay;
+        next.arrivals += 1;
+        next.departures += 1;
+        next.bytes_departed += size as u64;
+        next.busy_until = t_x + txt;
+        next.resume_seq = VIRT_RESUME;
+        sched.at_fold(f.fifo, t_x, s_x, far, l2, p);
+        true
+    }
+
+    /// Per link, the packets and bytes `try_fold` counted for hops the loop has not
+    /// passed yet (a run read before their arrival): to be taken off `arrivals`,
+    /// `departures` and `bytes_departed` when reporting.
+    pub fn pending_fold_counts(&self, sched: &Scheduler) -> Vec<(u64, u64)> {
+        let mut v = Vec::new();
+        for (l, p) in sched.pending_folds() {
+            if v.is_empty() {
+                v = vec![(0, 0); self.links.len()];
+            }
+            let c = &mut v[l as usize];
+            c.0 += 1;
+            c.1 += self.pool.get(p).size as u64;
+        }
+        v
+    }
+
     /// A packet arrives at the head of link `l` (ns-2 `Queue::recv`).
     #[inline(never)]
     pub fn link_recv(&mut self, sched: &mut Scheduler, l: u32, pkt: PktId) {
@@ -217,17 +362,19 @@ impl Network {
     #[inline(always)]
     fn link_recv_inline(&mut self, sched: &mut Scheduler, l: u32, pkt: PktId) {
         let now = sched.now();
-        let seq = sched.current_seq();
         let Network { links, link_classes, pool, udp, .. } = self;
         let link = &mut links[l as usize];
         link.arrivals += 1;
-        let busy = link.busy(now, seq);
+        let busy = link.busy(sched, l);
         let traced = link.traced();
         if link.passthrough && !busy && !link.txdone_pending && link.queue.is_empty() {
             // Idle link, empty DropTail: enqueue + dequeue would hand this very packet
             // to the transmitter (see `Link::passthrough`); skip the queue's ring buffer.
             // The queue stays empty: no resume event to schedule.
-            Self::start_tx::<true>(link, link_classes, pool, udp, sched, l, pkt);
+            let (fx, t_x) = Self::start_tx::<true>(links, link_classes, pool, udp, sched, l, pkt);
+            if fx != 0 {
+                self.fold_or_arrive(sched, l, pkt, fx, t_x);
+            }
             if traced {
                 self.trace_pkt(now, b'+', l, pkt);
                 self.trace_pkt(now, b'-', l, pkt);
@@ -244,14 +391,17 @@ impl Network {
         if !busy && !link.txdone_pending {
             // Idle transmitter: start at once (ns-2: !blocked_ -> deque -> DelayLink).
             if let Some(p) = link.queue.dequeue(now, pool) {
-                Self::start_tx::<false>(link, link_classes, pool, udp, sched, l, p);
-                if link.traced() {
+                let (fx, t_x) = Self::start_tx::<false>(links, link_classes, pool, udp, sched, l, p);
+                if fx != 0 {
+                    self.fold_or_arrive(sched, l, p, fx, t_x);
+                }
+                if self.links[l as usize].traced() {
                     self.trace_pkt(now, b'-', l, p);
                 }
             }
         } else if !link.txdone_pending && !link.queue.is_empty() {
             link.txdone_pending = true;
-            sched.at_seq(link.busy_until, link.resume_seq, Event::TxDone { link: l });
+            sched.at_resume(link.busy_until, link.resume_seq, l);
         }
     }
 
@@ -306,17 +456,23 @@ impl Network {
     /// every hop, and as a separate function its call, spills and reloads of the link
     /// cost more than its body (measured: with `tx_done`'s, ~+8% on bench a together
     /// with fat LTO). Takes the link and the pool apart so the link is indexed once.
+    ///
+    /// Returns 0, or, on a link that feeds a folded hop (`Link::feeds_fold`), the
+    /// sequence number taken for the arrival at the far node (the resume's is the
+    /// next): the caller then calls [`Network::fold_or_arrive`], which folds the hop
+    /// or schedules the arrival with it. Also returns the far-end arrival's time.
     #[inline(always)]
     fn start_tx<const QUEUE_EMPTY: bool>(
-        link: &mut Link,
+        links: &mut [Link],
         classes: &mut [LinkClass],
         pool: &mut PacketPool,
         udp: &mut UdpRx,
         sched: &mut Scheduler,
         l: u32,
         p: PktId,
-    ) {
+    ) -> (u64, SimTime) {
         let now = sched.now();
+        let link = &mut links[l as usize];
         let pk = pool.get(p);
         let (size, is_udp) = (pk.size, pk.kind == PktKind::Udp);
         let class = &mut classes[link.class as usize];
@@ -326,8 +482,13 @@ impl Network {
         link.departures += 1;
         link.bytes_departed += size as u64;
         // ns-2 order: the arrival downstream is scheduled before the queue's resume. An
-        // elided UDP delivery takes the arrival's number without scheduling it.
+        // elided UDP delivery takes the arrival's number without scheduling it; a hop
+        // that may be folded takes it now and is decided by the caller.
+        let mut fx = 0;
         link.resume_seq = if is_udp && udp.last_hop(l) && Self::elide_udp_arrival(link, pool, udp, sched, p, at) {
+            sched.reserve_seq()
+        } else if link.feeds_fold() {
+            fx = sched.reserve_seq();
             sched.reserve_seq()
         } else {
             sched.at_then_reserve(at, Event::Arrive { link: l, pkt: p })
@@ -335,6 +496,18 @@ impl Network {
         if !QUEUE_EMPTY && !link.queue.is_empty() {
             link.txdone_pending = true;
             sched.at_seq(link.busy_until, link.resume_seq, Event::TxDone { link: l });
+        }
+        (fx, at)
+    }
+
+    /// The arrival of `p`, which link `l` has just started sending, at `l`'s far node,
+    /// with the sequence number `s_x` taken for it (`start_tx`): folded if `try_fold`
+    /// can, else scheduled as an event. Out of line (called only on links feeding a
+    /// folded hop).
+    #[inline(never)]
+    fn fold_or_arrive(&mut self, sched: &mut Scheduler, l: u32, p: PktId, s_x: u64, t_x: SimTime) {
+        if !self.try_fold(sched, l, p, t_x, s_x) {
+            sched.at_seq(t_x, s_x, Event::Arrive { link: l, pkt: p });
         }
     }
 
@@ -368,8 +541,11 @@ impl Network {
         let link = &mut links[l as usize];
         link.txdone_pending = false;
         if let Some(p) = link.queue.dequeue(now, pool) {
-            Self::start_tx::<false>(link, link_classes, pool, udp, sched, l, p);
-            if link.traced() {
+            let (fx, t_x) = Self::start_tx::<false>(links, link_classes, pool, udp, sched, l, p);
+            if fx != 0 {
+                self.fold_or_arrive(sched, l, p, fx, t_x);
+            }
+            if self.links[l as usize].traced() {
                 self.trace_pkt(now, b'-', l, p);
             }
         }

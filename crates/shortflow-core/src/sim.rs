@@ -514,7 +514,7 @@ impl Simulation {
         for (l, link) in self.net.links.iter().enumerate() {
             r.links.link.push(&self.net.link_name(l));
             r.links.arrivals.push(link.arrivals);
-            r.links.departures.push(link.departures);
+            r.links.departures.push(link.departures(self.net.filtered(l)));
             r.links.drops.push(link.drops);
             r.links.bytes_departed.push(link.bytes_departed);
         }

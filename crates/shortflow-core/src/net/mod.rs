@@ -323,7 +323,6 @@ impl Network {
         let txt = class.tx_time(size);
         let at = now + txt + class.delay;
         link.busy_until = now + txt;
-        link.departures += 1;
         link.bytes_departed += size as u64;
         // ns-2 order: the arrival downstream is scheduled before the queue's resume. An
         // elided UDP delivery takes the arrival's number without scheduling it.

@@ -33,7 +33,7 @@ use crate::path::PathCtx;
 use crate::tcp::cc::{CwndAction, RttView};
 use crate::tcp::control::{hook, ControlBlock};
 use crate::tcp::events::{AckSample, LossEvent, LossKind, LossVerdict, Phase, SendMeta};
-use crate::tcp::recovery::{LossCounters, SackRecovery};
+use crate::tcp::recovery::{count, LossCounters, SackRecovery};
 use crate::tcp::rtt::RttParams;
 use crate::tcp::rtt_linux::LinuxRtoParams;
 use crate::tcp::sentlog::SentLog;
@@ -900,7 +900,7 @@ impl TcpConn {
                 }
             }
         } else {
-            self.ctr.retrans_segs += 1;
+            count!(self.ctr.retrans_segs);
         }
         if self.rec.is_some() {
             self.sack_sent(seqno, now, retransmit);
@@ -1261,7 +1261,7 @@ impl TcpConn {
                     // A failed start-up, not congestion: no back-off, no timeout counted.
                     return self.restart_after_failed_start(cb, cx);
                 }
-                self.ctr.timeouts += 1;
+                count!(self.ctr.timeouts);
                 if self.rto_at.is_none() {
                     self.rto_at = OptTime::some(cx.now());
                 }
@@ -1631,7 +1631,7 @@ impl TcpConn {
             return self.restart_after_failed_start(cb, cx);
         }
         let seq = self.last_ack + 1;
-        self.ctr.fast_retrans += 1;
+        count!(self.ctr.fast_retrans);
         self.output(cb, cx, seq);
     }
 
@@ -1651,7 +1651,7 @@ impl TcpConn {
             self.recover = self.maxseq;
             cb.tcb.last_cwnd_action = CwndAction::Dupack;
             self.nfastrexmit += 1;
-            self.ctr.fast_retrans += 1;
+            count!(self.ctr.fast_retrans);
             let ev = self.loss_event(LossKind::DupAckThreshold, cx.now(), true);
             self.react_to_loss(cb, cx, &ev);
             self.reset_rtx_timer(cb, cx, false, false);
@@ -1684,7 +1684,7 @@ impl TcpConn {
         }
         cb.tcb.last_cwnd_action = CwndAction::Dupack;
         self.nfastrexmit += 1;
-        self.ctr.fast_retrans += 1;
+        count!(self.ctr.fast_retrans);
         let ev = self.loss_event(LossKind::DupAckThreshold, cx.now(), true);
         self.react_to_loss(cb, cx, &ev);
         if !newreno {

@@ -965,7 +965,7 @@ impl TcpConn {
     fn mark(&mut self, cb: &mut ControlBlock, pkt: &mut Packet, retransmit: bool) -> bool {
         pkt.low_prio = cb.plan_active && cb.plan_conn == self.agent && {
             let meta = self.send_meta(pkt.ts, pkt.seqno, retransmit, pkt.size);
-            cb.low_prio.is_some_and(|r| !retransmit && r.contains(meta.seq)) | cb.startup.on_send(&meta).low_prio
+            cb.low_prio.as_deref().is_some_and(|r| !retransmit && r.contains(meta.seq)) | cb.startup.on_send(&meta).low_prio
         };
         if self.p.ecn {
             // ns-2.35 output(): ECT on every data packet; CWR once after a reduction

@@ -22,7 +22,6 @@
 //! events (`tcp::events`) to the start-up policy (first, for a verdict) and to the
 //! congestion control.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::config::{CcConfig, RecoveryConfig, RtoConfig, TcpConfig, TcpVariant};
@@ -39,7 +38,7 @@ use crate::tcp::rtt_linux::LinuxRtoParams;
 use crate::tcp::sentlog::SentLog;
 use crate::tcp::startup::StartCtx;
 use crate::time::{OptTime, SimTime};
-use crate::world::{push_mostly_one, Ctx, Notice, TransferRec};
+use crate::world::{Ctx, Notice, PendingQueue, TransferRec};
 
 /// ns-2 `TCP_MAXSEQ`: an "infinite" application.
 pub const TCP_MAXSEQ: i64 = 1_073_741_824;
@@ -260,11 +259,6 @@ struct SndBuf {
     watch: bool,
 }
 
-struct PendingTransfer {
-    rec: u32,
-    end_seq: i64,
-}
-
 
 /// One connection's sending mechanism (ns-2's one-way agent less its window).
 pub struct TcpConn {
@@ -308,7 +302,7 @@ pub struct TcpConn {
     /// Boxed, and only for blocks that want detail (`ControlBlock::detail`): an idle
     /// connection of ns-2's rules carries one pointer for it.
     detail: Option<Box<Detail>>,
-    transfers: VecDeque<PendingTransfer>,
+    transfers: PendingQueue,
     // counters (ns-2 names)
     pub ndatapack: u64,
     /// Fast-retransmit episodes (ns-2 `nfastrexmit_`; ns-2 recovery only). Retransmitted
@@ -401,7 +395,7 @@ impl TcpConn {
             rto_memo: (f64::NAN.to_bits(), SimTime::ZERO),
             last_send: OptTime::NONE,
             detail: None,
-            transfers: VecDeque::new(),
+            transfers: PendingQueue::default(),
             ndatapack: 0,
             nfastrexmit: 0,
             nackpack: 0,
@@ -495,7 +489,7 @@ impl TcpConn {
     /// their inline size).
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
-        self.transfers.capacity() * size_of::<PendingTransfer>()
+        self.transfers.heap_bytes()
             + self.detail.as_ref().map_or(0, |d| size_of::<Detail>() + d.log.memory_bytes())
             + self.rec.as_ref().map_or(0, |_| size_of::<SackRecovery>())
     }
@@ -615,8 +609,8 @@ impl TcpConn {
         if cx.shared.recv_pending.len() <= f {
             cx.shared.recv_pending.resize_with(f + 1, Default::default);
         }
-        push_mostly_one(&mut cx.shared.recv_pending[f], (end_seq, rec));
-        push_mostly_one(&mut self.transfers, PendingTransfer { rec, end_seq });
+        cx.shared.recv_pending[f].push_back(end_seq, rec);
+        self.transfers.push_back(end_seq, rec);
     }
 
     /// An infinite source (ns-2 `ftp start` / `sendmsg(-1)`).

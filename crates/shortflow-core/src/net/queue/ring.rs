@@ -65,6 +65,24 @@ impl Slots {
     }
 }
 
+impl Slots {
+    /// Slot `i`, for `i < len()` (not checked: the ring masks its indexes).
+    #[inline(always)]
+    unsafe fn read(&self, i: usize) -> PktId {
+        debug_assert!(i < self.len());
+        // SAFETY: the caller's `i < len()`: a slot of this allocation.
+        unsafe { *self.0.as_ptr().add(1 + i) }
+    }
+    /// Set slot `i`, for `i < len()` (not checked: the ring masks its indexes).
+    #[inline(always)]
+    unsafe fn write(&mut self, i: usize, x: PktId) {
+        debug_assert!(i < self.len());
+        // SAFETY: the caller's `i < len()`: a slot of this allocation, which `self`
+        // owns and borrows mutably (never `NO_SLOTS`, which has none).
+        unsafe { *self.0.as_ptr().add(1 + i) = x }
+    }
+}
+
 impl Drop for Slots {
     fn drop(&mut self) {
         let n = self.len();
@@ -143,13 +161,20 @@ impl Ring {
         self.head = 0;
     }
 
+    // `push_back` and `pop_front`, every queued packet's, read the number of slots once
+    // (it lives in the slots' allocation, which a store to a slot may alias) and index
+    // by mask without a bounds check: a masked index is below the (power-of-two)
+    // number of slots, and `head` always is one.
     #[inline(always)]
     pub fn push_back(&mut self, x: PktId) {
-        if self.len() == self.buf.len() {
+        let mut cap = self.buf.len();
+        if self.len() == cap {
             self.grow();
+            cap = self.buf.len();
         }
-        let s = self.slot(self.len());
-        self.buf[s] = x;
+        let s = (self.head as usize + self.len()) & (cap - 1);
+        // SAFETY: `s < cap`, `cap` a power of two (at least 4 after `grow`).
+        unsafe { self.buf.write(s, x) };
         self.len += 1;
     }
 
@@ -158,8 +183,12 @@ impl Ring {
         if self.len == 0 {
             return None;
         }
-        let x = self.buf[self.head as usize];
-        self.head = self.slot(1) as u32;
+        // A packet waits, so there are slots (a power of two of them), and `head` is
+        // one of them.
+        let (cap, h) = (self.buf.len(), self.head as usize);
+        // SAFETY: `h < cap` (see above).
+        let x = unsafe { self.buf.read(h) };
+        self.head = ((h + 1) & (cap - 1)) as u32;
         self.len -= 1;
         Some(x)
     }

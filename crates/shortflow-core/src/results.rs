@@ -108,16 +108,16 @@ impl Serialize for Ragged {
 macro_rules! push_loss_columns {
     ($t:expr, $c:expr) => {{
         let (t, c) = ($t, $c);
-        t.retransmits.push(c.retrans_segs);
-        t.timeouts.push(c.timeouts);
-        t.loss_probes.push(c.loss_probes);
-        t.loss_probe_recoveries.push(c.loss_probe_recoveries);
-        t.fast_retrans.push(c.fast_retrans);
-        t.sack_recoveries.push(c.sack_recoveries);
-        t.spurious_rtos.push(c.spurious_rtos);
-        t.loss_undos.push(c.loss_undos);
-        t.dsack_recv.push(c.dsack_recv);
-        t.dsack_ofo_recv.push(c.dsack_ofo_recv);
+        t.retransmits.push(u64::from(c.retrans_segs));
+        t.timeouts.push(u64::from(c.timeouts));
+        t.loss_probes.push(u64::from(c.loss_probes));
+        t.loss_probe_recoveries.push(u64::from(c.loss_probe_recoveries));
+        t.fast_retrans.push(u64::from(c.fast_retrans));
+        t.sack_recoveries.push(u64::from(c.sack_recoveries));
+        t.spurious_rtos.push(u64::from(c.spurious_rtos));
+        t.loss_undos.push(u64::from(c.loss_undos));
+        t.dsack_recv.push(u64::from(c.dsack_recv));
+        t.dsack_ofo_recv.push(u64::from(c.dsack_ofo_recv));
     }};
 }
 
@@ -125,7 +125,7 @@ impl FlowTable {
     /// One row's loss-recovery counters (`retransmits` and `timeouts` included).
     pub fn push_counters(&mut self, c: &crate::tcp::recovery::LossCounters) {
         push_loss_columns!(&mut *self, c);
-        self.retrans_segs.push(c.retrans_segs);
+        self.retrans_segs.push(u64::from(c.retrans_segs));
     }
 }
 

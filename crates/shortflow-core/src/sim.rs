@@ -528,7 +528,7 @@ impl Simulation {
             let (n, bytes) = pending.get(l).copied().unwrap_or((0, 0));
             r.links.link.push(&self.net.link_name(l));
             r.links.arrivals.push(link.arrivals - n);
-            r.links.departures.push(link.departures - n);
+            r.links.departures.push(link.departures(self.net.filtered(l)) - n);
             r.links.drops.push(link.drops);
             r.links.bytes_departed.push(link.bytes_departed - bytes);
         }

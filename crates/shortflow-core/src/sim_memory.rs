@@ -11,7 +11,7 @@ use crate::tcp::control::ControlBlock;
 use crate::tcp::sender::TcpConn;
 use crate::tcp::sink::TcpSink;
 use crate::traffic::App;
-use crate::world::TransferRec;
+use crate::world::{PendingQueue, TransferRec};
 
 impl Simulation {
     /// Bytes held by each part of the simulation, in a fixed order of (name, bytes).
@@ -39,8 +39,8 @@ impl Simulation {
             ("transfer records", sh.transfers.capacity() * size_of::<TransferRec>()),
             (
                 "receiver pending transfers",
-                sh.recv_pending.capacity() * size_of::<std::collections::VecDeque<(i64, u32)>>()
-                    + sh.recv_pending.iter().map(|q| q.capacity() * 16).sum::<usize>(),
+                sh.recv_pending.capacity() * size_of::<PendingQueue>()
+                    + sh.recv_pending.iter().map(PendingQueue::heap_bytes).sum::<usize>(),
             ),
         ]
     }

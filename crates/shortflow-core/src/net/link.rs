@@ -35,7 +35,8 @@ pub struct Link {
     /// Sequence number reserved for the resume event of the current transmission.
     pub resume_seq: u64,
     pub arrivals: u64,
-    pub departures: u64,
+    /// Packets dropped: by the queue (buffer management; filtered acks are counted in
+    /// `Network::filtered` instead) and by random loss after crossing the link.
     pub drops: u64,
     pub bytes_departed: u64,
     /// The queue is a DropTail that accepts an arrival when empty, so an arrival at an
@@ -160,7 +161,6 @@ impl Link {
             txdone_pending: false,
             resume_seq: 0,
             arrivals: 0,
-            departures: 0,
             drops: 0,
             bytes_departed: 0,
             passthrough,
@@ -224,6 +224,15 @@ impl Link {
     }
     fn set_flag(&mut self, bit: u8, on: bool) {
         self.flags = if on { self.flags | bit } else { self.flags & !bit };
+    }
+
+    /// Packets that started transmission on this link: every arrival is queued, dropped
+    /// by the queue (`drops` less the random losses, which happen after crossing),
+    /// filtered (`filtered`, this link's entry of `Network::filtered`) or transmitted,
+    /// so the count is derived rather than kept (8 bytes less per link direction).
+    pub fn departures(&self, filtered: u64) -> u64 {
+        let lost = self.loss().map_or(0, |l| l.lost);
+        self.arrivals - (self.drops - lost) - filtered - self.queue.len() as u64
     }
 
     /// Is the transmitter (of link `l`, this one) busy for the event firing now? At

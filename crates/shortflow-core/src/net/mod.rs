@@ -328,7 +328,6 @@ impl Network {
         }
         let far = t_x + txt + class.delay;
         next.arrivals += 1;
-        next.departures += 1;
         next.bytes_departed += size as u64;
         next.busy_until = t_x + txt;
         next.resume_seq = VIRT_RESUME;
@@ -479,7 +478,6 @@ impl Network {
         let txt = class.tx_time(size);
         let at = now + txt + class.delay;
         link.busy_until = now + txt;
-        link.departures += 1;
         link.bytes_departed += size as u64;
         // ns-2 order: the arrival downstream is scheduled before the queue's resume. An
         // elided UDP delivery takes the arrival's number without scheduling it; a hop

@@ -45,8 +45,9 @@ pub struct ControlBlock {
     /// The pace timer holds new data between two bursts (a rule that paces bursts,
     /// `AnyCc::burst_gap`).
     pub(crate) burst_wait: bool,
-    /// Segments of the plan's connection sent at low drop priority.
-    pub(crate) low_prio: Option<SeqRange>,
+    /// Segments of the plan's connection sent at low drop priority (boxed: only Fast
+    /// Start's priority marking and tests set it; 16 bytes less per block).
+    pub(crate) low_prio: Option<Box<SeqRange>>,
     /// The plan's burst limit (Fast Start's burst pacing; the pacing timer releases
     /// the next burst).
     pub(crate) burst: Option<u32>,
@@ -247,7 +248,7 @@ impl ControlBlock {
     pub(crate) fn start_plan(&mut self, conn: u32, plan: StartPlan) {
         self.plan_active = plan.is_active();
         self.plan_conn = conn;
-        self.low_prio = plan.low_prio;
+        self.low_prio = plan.low_prio.map(Box::new);
         self.burst = plan.burst;
         self.plan_through_losses = plan.through_losses;
         self.pacer = plan.pacer.map(Box::new);

@@ -22,7 +22,6 @@
 //! events (`tcp::events`) to the start-up policy (first, for a verdict) and to the
 //! congestion control.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::config::{CcConfig, RecoveryConfig, RtoConfig, TcpConfig, TcpVariant};
@@ -33,13 +32,13 @@ use crate::path::PathCtx;
 use crate::tcp::cc::{CwndAction, RttView};
 use crate::tcp::control::{hook, ControlBlock};
 use crate::tcp::events::{AckSample, LossEvent, LossKind, LossVerdict, Phase, SendMeta};
-use crate::tcp::recovery::{LossCounters, SackRecovery};
+use crate::tcp::recovery::{count, LossCounters, SackRecovery};
 use crate::tcp::rtt::RttParams;
 use crate::tcp::rtt_linux::LinuxRtoParams;
 use crate::tcp::sentlog::SentLog;
 use crate::tcp::startup::StartCtx;
 use crate::time::{OptTime, SimTime};
-use crate::world::{push_mostly_one, Ctx, Notice, TransferRec};
+use crate::world::{Ctx, Notice, PendingQueue, TransferRec};
 
 /// ns-2 `TCP_MAXSEQ`: an "infinite" application.
 pub const TCP_MAXSEQ: i64 = 1_073_741_824;
@@ -260,11 +259,6 @@ struct SndBuf {
     watch: bool,
 }
 
-struct PendingTransfer {
-    rec: u32,
-    end_seq: i64,
-}
-
 
 /// One connection's sending mechanism (ns-2's one-way agent less its window).
 pub struct TcpConn {
@@ -308,7 +302,7 @@ pub struct TcpConn {
     /// Boxed, and only for blocks that want detail (`ControlBlock::detail`): an idle
     /// connection of ns-2's rules carries one pointer for it.
     detail: Option<Box<Detail>>,
-    transfers: VecDeque<PendingTransfer>,
+    transfers: PendingQueue,
     // counters (ns-2 names)
     pub ndatapack: u64,
     /// Fast-retransmit episodes (ns-2 `nfastrexmit_`; ns-2 recovery only). Retransmitted
@@ -401,7 +395,7 @@ impl TcpConn {
             rto_memo: (f64::NAN.to_bits(), SimTime::ZERO),
             last_send: OptTime::NONE,
             detail: None,
-            transfers: VecDeque::new(),
+            transfers: PendingQueue::default(),
             ndatapack: 0,
             nfastrexmit: 0,
             nackpack: 0,
@@ -495,7 +489,7 @@ impl TcpConn {
     /// their inline size).
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
-        self.transfers.capacity() * size_of::<PendingTransfer>()
+        self.transfers.heap_bytes()
             + self.detail.as_ref().map_or(0, |d| size_of::<Detail>() + d.log.memory_bytes())
             + self.rec.as_ref().map_or(0, |_| size_of::<SackRecovery>())
     }
@@ -615,8 +609,8 @@ impl TcpConn {
         if cx.shared.recv_pending.len() <= f {
             cx.shared.recv_pending.resize_with(f + 1, Default::default);
         }
-        push_mostly_one(&mut cx.shared.recv_pending[f], (end_seq, rec));
-        push_mostly_one(&mut self.transfers, PendingTransfer { rec, end_seq });
+        cx.shared.recv_pending[f].push_back(end_seq, rec);
+        self.transfers.push_back(end_seq, rec);
     }
 
     /// An infinite source (ns-2 `ftp start` / `sendmsg(-1)`).
@@ -900,7 +894,7 @@ impl TcpConn {
                 }
             }
         } else {
-            self.ctr.retrans_segs += 1;
+            count!(self.ctr.retrans_segs);
         }
         if self.rec.is_some() {
             self.sack_sent(seqno, now, retransmit);
@@ -965,7 +959,7 @@ impl TcpConn {
     fn mark(&mut self, cb: &mut ControlBlock, pkt: &mut Packet, retransmit: bool) -> bool {
         pkt.low_prio = cb.plan_active && cb.plan_conn == self.agent && {
             let meta = self.send_meta(pkt.ts, pkt.seqno, retransmit, pkt.size);
-            cb.low_prio.is_some_and(|r| !retransmit && r.contains(meta.seq)) | cb.startup.on_send(&meta).low_prio
+            cb.low_prio.as_deref().is_some_and(|r| !retransmit && r.contains(meta.seq)) | cb.startup.on_send(&meta).low_prio
         };
         if self.p.ecn {
             // ns-2.35 output(): ECT on every data packet; CWR once after a reduction
@@ -1272,7 +1266,7 @@ impl TcpConn {
                     // A failed start-up, not congestion: no back-off, no timeout counted.
                     return self.restart_after_failed_start(cb, cx);
                 }
-                self.ctr.timeouts += 1;
+                count!(self.ctr.timeouts);
                 if self.rto_at.is_none() {
                     self.rto_at = OptTime::some(cx.now());
                 }
@@ -1642,7 +1636,7 @@ impl TcpConn {
             return self.restart_after_failed_start(cb, cx);
         }
         let seq = self.last_ack + 1;
-        self.ctr.fast_retrans += 1;
+        count!(self.ctr.fast_retrans);
         self.output(cb, cx, seq);
     }
 
@@ -1662,7 +1656,7 @@ impl TcpConn {
             self.recover = self.maxseq;
             cb.tcb.last_cwnd_action = CwndAction::Dupack;
             self.nfastrexmit += 1;
-            self.ctr.fast_retrans += 1;
+            count!(self.ctr.fast_retrans);
             let ev = self.loss_event(LossKind::DupAckThreshold, cx.now(), true);
             self.react_to_loss(cb, cx, &ev);
             self.reset_rtx_timer(cb, cx, false, false);
@@ -1695,7 +1689,7 @@ impl TcpConn {
         }
         cb.tcb.last_cwnd_action = CwndAction::Dupack;
         self.nfastrexmit += 1;
-        self.ctr.fast_retrans += 1;
+        count!(self.ctr.fast_retrans);
         let ev = self.loss_event(LossKind::DupAckThreshold, cx.now(), true);
         self.react_to_loss(cb, cx, &ev);
         if !newreno {

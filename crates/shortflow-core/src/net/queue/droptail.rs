@@ -17,8 +17,8 @@ use crate::error::ConfigError;
 use crate::net::packet::PacketPool;
 
 pub struct DropTail {
+    /// The buffer, which also holds the limit (`Buffer::limit`, see [`DropTail::limit`]).
     buf: Buffer,
-    limit: u32,
 }
 
 impl DropTail {
@@ -34,7 +34,9 @@ impl DropTail {
     }
 
     pub fn with(limit: u32, victim: Victim, stages: Stages) -> Self {
-        DropTail { buf: Buffer::new(victim, stages), limit }
+        let mut buf = Buffer::new(victim, stages);
+        buf.limit = limit;
+        DropTail { buf }
     }
 
     /// From `{kind = "drop_tail", limit_pkts, victim, stages}` (or the alias
@@ -51,7 +53,7 @@ impl DropTail {
     #[inline]
     pub fn enqueue(&mut self, p: PktId, cx: &mut QueueCtx) {
         let (_, at) = self.buf.on_arrival(p, cx);
-        if self.buf.len() as u64 + 1 >= self.limit as u64 {
+        if self.buf.len() as u64 + 1 >= self.limit() as u64 {
             // ns-2 `drop_front_`: enqueue, then drop the head.
             self.buf.overflow(p, at, 0, cx);
         } else {
@@ -63,7 +65,7 @@ impl DropTail {
     /// append at the tail. Returns false, having done nothing, otherwise.
     #[inline(always)]
     pub fn try_enqueue_plain(&mut self, p: PktId) -> bool {
-        if self.buf.stages.ack_filter.is_none() && (self.buf.len() as u64 + 1) < self.limit as u64 {
+        if self.buf.stages.ack_filter.is_none() && (self.buf.len() as u64 + 1) < self.limit() as u64 {
             self.buf.q.push_back(p);
             true
         } else {
@@ -81,7 +83,13 @@ impl DropTail {
     /// ack filter finds nothing to remove in an empty queue, acks-first has one packet
     /// to choose from.
     pub fn accepts_into_empty(&self) -> bool {
-        self.limit > 1
+        self.limit() > 1
+    }
+
+    /// The packet limit (`limit_pkts`).
+    #[inline(always)]
+    pub fn limit(&self) -> u32 {
+        self.buf.limit
     }
 
     #[inline]

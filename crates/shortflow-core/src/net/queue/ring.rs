@@ -1,19 +1,116 @@
 //! The ring of packet ids behind [`super::buffer::Buffer`]: `VecDeque<PktId>`'s
-//! operations that the queues use, in 24 bytes instead of 32 (a boxed slice and two
-//! `u32`s: a queue holds fewer than 2^32 packets). Every link holds one inline, and a
-//! connection of the scale workload four links (issue 21 item 3).
+//! operations that the queues use, in 16 bytes instead of 32 (a thin pointer to the
+//! slots, whose number is kept in their allocation, and two `u32`s: a queue holds
+//! fewer than 2^32 packets; 24 bytes with a boxed slice, whose length takes 8 more).
+//! Every link holds one inline, and a connection of the scale workload four links
+//! (issue 21 item 3).
 //!
 //! Like `VecDeque`, it allocates nothing while empty and then grows by doubling (from
 //! 4 slots, as `VecDeque` does for small items) to the largest backlog it has held;
 //! the order of the packets is all that matters to the queues, and it is the same.
 
 use std::fmt;
+use std::ptr::NonNull;
 
 use crate::engine::PktId;
 
+/// The slots of a ring: one allocation of `n + 1` words whose first holds `n`, behind a
+/// thin pointer (8 bytes, where `Box<[PktId]>` takes 16). Indexes like a slice of `n`
+/// slots. With no slots it points at [`NO_SLOTS`] and owns nothing.
+struct Slots(NonNull<PktId>);
+
+/// The header of every ring without slots (never written: a ring writes a slot only
+/// after growing to hold it).
+static NO_SLOTS: PktId = 0;
+
+// SAFETY: `Slots` owns its allocation exclusively, as a `Box<[PktId]>` would (the
+// shared `NO_SLOTS` is only read).
+unsafe impl Send for Slots {}
+unsafe impl Sync for Slots {}
+
+impl Slots {
+    /// No slots (no allocation).
+    fn none() -> Slots {
+        Slots(NonNull::from(&NO_SLOTS))
+    }
+
+    /// `n` slots holding 0.
+    fn zeroed(n: usize) -> Slots {
+        let mut words = vec![0 as PktId; n + 1].into_boxed_slice();
+        words[0] = PktId::try_from(n).expect("ring slots fit in a u32");
+        Slots(NonNull::new(Box::into_raw(words) as *mut PktId).expect("a box is not null"))
+    }
+
+    /// The number of slots.
+    #[inline(always)]
+    fn len(&self) -> usize {
+        // SAFETY: the pointer is to `NO_SLOTS` or to an allocation this owns, whose
+        // first word is the number of slots.
+        unsafe { *self.0.as_ptr() as usize }
+    }
+
+    #[inline(always)]
+    fn as_slice(&self) -> &[PktId] {
+        // SAFETY: the `len()` words after the header are the slots (none for
+        // `NO_SLOTS`: an empty slice one past its end).
+        unsafe { std::slice::from_raw_parts(self.0.as_ptr().add(1), self.len()) }
+    }
+
+    #[inline(always)]
+    fn as_mut_slice(&mut self) -> &mut [PktId] {
+        let n = self.len();
+        // SAFETY: as `as_slice`; a non-empty slice lies in this `Slots`' own allocation,
+        // borrowed mutably with it, and an empty one writes nothing.
+        unsafe { std::slice::from_raw_parts_mut(self.0.as_ptr().add(1), n) }
+    }
+}
+
+impl Slots {
+    /// Slot `i`, for `i < len()` (not checked: the ring masks its indexes).
+    #[inline(always)]
+    unsafe fn read(&self, i: usize) -> PktId {
+        debug_assert!(i < self.len());
+        // SAFETY: the caller's `i < len()`: a slot of this allocation.
+        unsafe { *self.0.as_ptr().add(1 + i) }
+    }
+    /// Set slot `i`, for `i < len()` (not checked: the ring masks its indexes).
+    #[inline(always)]
+    unsafe fn write(&mut self, i: usize, x: PktId) {
+        debug_assert!(i < self.len());
+        // SAFETY: the caller's `i < len()`: a slot of this allocation, which `self`
+        // owns and borrows mutably (never `NO_SLOTS`, which has none).
+        unsafe { *self.0.as_ptr().add(1 + i) = x }
+    }
+}
+
+impl Drop for Slots {
+    fn drop(&mut self) {
+        let n = self.len();
+        if n > 0 {
+            // SAFETY: made by `zeroed(n)` from a boxed slice of `n + 1` words.
+            unsafe { drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.0.as_ptr(), n + 1))) }
+        }
+    }
+}
+
+impl std::ops::Index<usize> for Slots {
+    type Output = PktId;
+    #[inline(always)]
+    fn index(&self, i: usize) -> &PktId {
+        &self.as_slice()[i]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Slots {
+    #[inline(always)]
+    fn index_mut(&mut self, i: usize) -> &mut PktId {
+        &mut self.as_mut_slice()[i]
+    }
+}
+
 pub struct Ring {
-    /// The slots; its length (the capacity) is 0 or a power of two.
-    buf: Box<[PktId]>,
+    /// The slots; their number (the capacity) is 0 or a power of two.
+    buf: Slots,
     /// Slot of the first packet.
     head: u32,
     len: u32,
@@ -28,7 +125,7 @@ impl Default for Ring {
 impl Ring {
     /// An empty ring (no allocation).
     pub fn new() -> Ring {
-        Ring { buf: Box::default(), head: 0, len: 0 }
+        Ring { buf: Slots::none(), head: 0, len: 0 }
     }
 
     #[inline(always)]
@@ -56,7 +153,7 @@ impl Ring {
     fn grow(&mut self) {
         let cap = (self.buf.len() * 2).max(4);
         assert!(cap <= 1 << 31, "a queue of more than 2^31 packets");
-        let mut nb = vec![0 as PktId; cap].into_boxed_slice();
+        let mut nb = Slots::zeroed(cap);
         for (k, x) in self.iter().enumerate() {
             nb[k] = x;
         }
@@ -64,13 +161,20 @@ impl Ring {
         self.head = 0;
     }
 
+    // `push_back` and `pop_front`, every queued packet's, read the number of slots once
+    // (it lives in the slots' allocation, which a store to a slot may alias) and index
+    // by mask without a bounds check: a masked index is below the (power-of-two)
+    // number of slots, and `head` always is one.
     #[inline(always)]
     pub fn push_back(&mut self, x: PktId) {
-        if self.len() == self.buf.len() {
+        let mut cap = self.buf.len();
+        if self.len() == cap {
             self.grow();
+            cap = self.buf.len();
         }
-        let s = self.slot(self.len());
-        self.buf[s] = x;
+        let s = (self.head as usize + self.len()) & (cap - 1);
+        // SAFETY: `s < cap`, `cap` a power of two (at least 4 after `grow`).
+        unsafe { self.buf.write(s, x) };
         self.len += 1;
     }
 
@@ -79,8 +183,12 @@ impl Ring {
         if self.len == 0 {
             return None;
         }
-        let x = self.buf[self.head as usize];
-        self.head = self.slot(1) as u32;
+        // A packet waits, so there are slots (a power of two of them), and `head` is
+        // one of them.
+        let (cap, h) = (self.buf.len(), self.head as usize);
+        // SAFETY: `h < cap` (see above).
+        let x = unsafe { self.buf.read(h) };
+        self.head = ((h + 1) & (cap - 1)) as u32;
         self.len -= 1;
         Some(x)
     }

@@ -30,37 +30,57 @@ use crate::tcp::scoreboard::{SegState, Scoreboard};
 use crate::time::SimTime;
 
 /// Loss-recovery counters of one connection (Linux MIB names, `nstat`), counted for
-/// every recovery kind.
+/// every recovery kind. Each is a `u32` (issue 21 item 3: 40 bytes less in every
+/// sender and transfer record), added to with [`count!`], which stops the run with the
+/// counter's name rather than wrap: every count is at most the connection's
+/// transmissions or acks, so passing 2^32 - 1 would take over 4 * 10^9 retransmissions
+/// (or DSACKs) of one connection.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LossCounters {
     /// Segments retransmitted, for any reason (`TCPRetransSegs` / ns-2 `nrexmitpack_`).
-    pub retrans_segs: u64,
+    pub retrans_segs: u32,
     /// Retransmission timeouts with data outstanding (`TCPTimeouts` / ns-2 `nrexmit_`).
-    pub timeouts: u64,
+    pub timeouts: u32,
     /// Tail loss probes sent (`TCPLossProbes`).
-    pub loss_probes: u64,
+    pub loss_probes: u32,
     /// Losses repaired by a probe (`TCPLossProbeRecovery`).
-    pub loss_probe_recoveries: u64,
+    pub loss_probe_recoveries: u32,
     /// Segments retransmitted in fast recovery, not after an RTO nor as a probe
     /// (`TCPFastRetrans`). ns-2 recovery: the fast retransmit and NewReno's partial-ack
     /// retransmissions.
-    pub fast_retrans: u64,
+    pub fast_retrans: u32,
     /// Fast recoveries entered with SACK (`TCPSackRecovery`).
-    pub sack_recoveries: u64,
+    pub sack_recoveries: u32,
     /// RTOs found spurious. With `recovery.frto` as Linux counts `TCPSpuriousRTOs`:
     /// F-RTO's verdicts only (`tcp_try_undo_loss(sk, true)`). Otherwise (ns-2 recovery,
     /// SACK recovery without F-RTO): the first new ack after the RTO echoes a
     /// timestamp older than the RTO's retransmission, so the original was delivered
     /// (Eifel detection, RFC 3522; nothing is undone).
-    pub spurious_rtos: u64,
+    pub spurious_rtos: u32,
     /// RTO window cuts undone (`TCPLossUndo`, `recovery.frto` only): by F-RTO or by a
     /// timestamp echo older than the first retransmission.
-    pub loss_undos: u64,
+    pub loss_undos: u32,
     /// DSACK blocks below the cumulative ack received (`TCPDSACKRecv`).
-    pub dsack_recv: u64,
+    pub dsack_recv: u32,
     /// DSACK blocks above the cumulative ack (inside the second SACK block) received
     /// (`TCPDSACKOfoRecv`).
-    pub dsack_ofo_recv: u64,
+    pub dsack_ofo_recv: u32,
+}
+
+/// Add one to the loss counter `$c` (a field of [`LossCounters`]); past `u32::MAX` the
+/// run stops with a message naming it (see [`LossCounters`]).
+macro_rules! count {
+    ($c:expr) => {
+        $c = $c.checked_add(1).unwrap_or_else(|| $crate::tcp::recovery::counter_full(stringify!($c)))
+    };
+}
+pub(crate) use count;
+
+/// A loss counter would pass `u32::MAX` (see [`count!`]).
+#[cold]
+#[inline(never)]
+pub(crate) fn counter_full(name: &str) -> u32 {
+    panic!("the loss counter `{name}` of one connection would pass {} (`LossCounters` hold u32s)", u32::MAX)
 }
 
 impl LossCounters {

@@ -9,6 +9,7 @@
 
 use super::{AckIn, TcpConn, TIMER_RACK, TIMER_TLP};
 use crate::net::packet::SackBlocks;
+use crate::tcp::recovery::count;
 use crate::tcp::cc::CwndAction;
 use crate::tcp::control::ControlBlock;
 use crate::tcp::events::LossKind;
@@ -68,7 +69,7 @@ impl TcpConn {
                 // With F-RTO, Linux's TCPSpuriousRTOs counts F-RTO's verdicts alone.
                 let eifel = !self.rec.as_deref().is_some_and(|r| r.frto_on);
                 if eifel && cx.net.pool.get(pkt).ts_echo < t {
-                    self.ctr.spurious_rtos += 1;
+                    count!(self.ctr.spurious_rtos);
                 }
             }
         }
@@ -87,8 +88,8 @@ impl TcpConn {
 
     fn count_dsack(&mut self, d: Option<Dsack>) {
         match d {
-            Some(Dsack::Below) => self.ctr.dsack_recv += 1,
-            Some(Dsack::Ofo) => self.ctr.dsack_ofo_recv += 1,
+            Some(Dsack::Below) => count!(self.ctr.dsack_recv),
+            Some(Dsack::Ofo) => count!(self.ctr.dsack_ofo_recv),
             None => {}
         }
     }
@@ -107,7 +108,7 @@ impl TcpConn {
         }
         if rec.state == RecState::Recovery {
             if retransmit {
-                self.ctr.fast_retrans += 1;
+                count!(self.ctr.fast_retrans);
                 rec.high_rxt = rec.high_rxt.max(seq);
             }
             if let Some(p) = rec.prr.as_mut() {
@@ -165,7 +166,7 @@ impl TcpConn {
             probe_dsacked = self.rec().probe.and_then(|p| p.retrans).is_some_and(|s| l <= s && s < r);
             // Linux tcp_dsack_seen: a DSACK the retransmissions cannot explain is
             // dubious; the others reach the detector.
-            let retrans = self.ctr.retrans_segs;
+            let retrans = u64::from(self.ctr.retrans_segs);
             let rec = self.rec_mut();
             rec.dsack_dups += (r - l).max(1) as u64;
             if rec.dsack_dups <= retrans {
@@ -253,7 +254,7 @@ impl TcpConn {
             if outcome == Outcome::Repaired {
                 // Linux tcp_process_tlp_ack: the probe repaired a loss; reduce the
                 // window once, as fast recovery would end (cwnd = ssthresh).
-                self.ctr.loss_probe_recoveries += 1;
+                count!(self.ctr.loss_probe_recoveries);
                 let ev = self.loss_event(LossKind::LaterAcks, now, true);
                 self.react_to_loss(cb, cx, &ev);
                 cb.tcb.cwnd = cb.tcb.ssthresh.max(1) as f64;
@@ -358,9 +359,9 @@ impl TcpConn {
     /// CUBIC's `undo_cwnd`), ssthresh back to the prior one if that is larger; the
     /// sender is open again. `frto`: F-RTO's verdict (`TCPSpuriousRTOs`).
     fn undo_loss(&mut self, cb: &mut ControlBlock, frto: bool) {
-        self.ctr.loss_undos += 1;
+        count!(self.ctr.loss_undos);
         if frto {
-            self.ctr.spurious_rtos += 1;
+            count!(self.ctr.spurious_rtos);
         }
         let rec = self.rec_mut();
         rec.sb.unmark_lost_all();
@@ -414,7 +415,7 @@ impl TcpConn {
             rec.high_rxt = una;
             rec.probe = None;
         }
-        self.ctr.sack_recoveries += 1;
+        count!(self.ctr.sack_recoveries);
         cb.tcb.last_cwnd_action = CwndAction::Dupack;
         self.rec_mut().tlp_timer.cancel();
         let ev = self.loss_event(kind, cx.now(), true);
@@ -555,7 +556,7 @@ impl TcpConn {
             Episode { end_seq: self.t_seqno, retrans: Some(seq), dsacked: false }
         };
         self.rec_mut().probe = Some(ep);
-        self.ctr.loss_probes += 1;
+        count!(self.ctr.loss_probes);
         self.set_rtx_timer(cb, cx);
     }
 }

@@ -46,6 +46,7 @@ mod tests;
 use crate::tcp::control::{ControlBlock, TcpSenders};
 use crate::tcp::events::{LossEvent, LossKind};
 use crate::tcp::sender::TcpConn;
+use crate::tcp::recovery::count;
 use crate::time::SimTime;
 use crate::world::Ctx;
 
@@ -169,7 +170,7 @@ pub fn syn_timeout(senders: &mut TcpSenders, cx: &mut Ctx, i: u32, gen: u32) {
             s.take(idx);
         }
         s.members[slot as usize].syn_tries += 1;
-        c.ctr.timeouts += 1;
+        count!(c.ctr.timeouts);
         send_syn(s, c, cb, cx, slot);
     });
 }
@@ -345,7 +346,7 @@ pub fn timeout(senders: &mut TcpSenders, cx: &mut Ctx, i: u32, gen: u32) {
         let now = cx.now();
         let head = *s.seglst.iter().find(|r| !r.ctl).expect("data outstanding");
         let c = &mut conns[s.members[head.slot as usize].conn as usize];
-        c.ctr.timeouts += 1;
+        count!(c.ctr.timeouts);
         let ev = loss_event(LossKind::Rto, now, c, s, head.seq, Some(head.sent_at), true);
         cb.cc.on_loss(&mut cb.tcb, &ev);
         cb.rtt.backoff(&c.params().rtt);

@@ -284,7 +284,7 @@ impl TcpSink {
         // Look again at the next advance unless a pending transfer sets a later gate.
         self.deliver_gate = cum + 1;
         let Some(q) = cx.shared.recv_pending.get_mut(self.flow as usize) else { return };
-        while let Some(&(end, rec)) = q.front() {
+        while let Some(crate::world::Pending { end_seq: end, rec }) = q.front() {
             if end > cum {
                 // The oldest pending transfer: nothing to do until it is complete (a
                 // transfer pushed behind it ends later).

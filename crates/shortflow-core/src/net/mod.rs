@@ -361,8 +361,7 @@ impl Network {
     #[inline(always)]
     fn link_recv_inline(&mut self, sched: &mut Scheduler, l: u32, pkt: PktId) {
         let now = sched.now();
-        let Network { links, link_classes, pool, udp, .. } = self;
-        let link = &mut links[l as usize];
+        let link = &mut self.links[l as usize];
         link.arrivals += 1;
         let busy = link.busy(sched, l);
         let traced = link.traced();
@@ -370,10 +369,7 @@ impl Network {
             // Idle link, empty DropTail: enqueue + dequeue would hand this very packet
             // to the transmitter (see `Link::passthrough`); skip the queue's ring buffer.
             // The queue stays empty: no resume event to schedule.
-            let (fx, t_x) = Self::start_tx::<true>(links, link_classes, pool, udp, sched, l, pkt);
-            if fx != 0 {
-                self.fold_or_arrive(sched, l, pkt, fx, t_x);
-            }
+            self.start_tx::<true>(sched, l, pkt);
             if traced {
                 self.trace_pkt(now, b'+', l, pkt);
                 self.trace_pkt(now, b'-', l, pkt);
@@ -385,15 +381,12 @@ impl Network {
         } else if traced {
             self.trace_pkt(now, b'+', l, pkt);
         }
-        let Network { links, link_classes, pool, udp, .. } = self;
+        let Network { links, pool, .. } = self;
         let link = &mut links[l as usize];
         if !busy && !link.txdone_pending {
             // Idle transmitter: start at once (ns-2: !blocked_ -> deque -> DelayLink).
             if let Some(p) = link.queue.dequeue(now, pool) {
-                let (fx, t_x) = Self::start_tx::<false>(links, link_classes, pool, udp, sched, l, p);
-                if fx != 0 {
-                    self.fold_or_arrive(sched, l, p, fx, t_x);
-                }
+                self.start_tx::<false>(sched, l, p);
                 if self.links[l as usize].traced() {
                     self.trace_pkt(now, b'-', l, p);
                 }
@@ -454,23 +447,15 @@ impl Network {
     /// Always inlined (into `link_recv` and `tx_done`): it runs for every packet on
     /// every hop, and as a separate function its call, spills and reloads of the link
     /// cost more than its body (measured: with `tx_done`'s, ~+8% on bench a together
-    /// with fat LTO). Takes the link and the pool apart so the link is indexed once.
+    /// with fat LTO). Takes the network apart so the link is indexed once.
     ///
-    /// Returns 0, or, on a link that feeds a folded hop (`Link::feeds_fold`), the
-    /// sequence number taken for the arrival at the far node (the resume's is the
-    /// next): the caller then calls [`Network::fold_or_arrive`], which folds the hop
-    /// or schedules the arrival with it. Also returns the far-end arrival's time.
+    /// On a link that feeds a folded hop (`Link::feeds_fold`) the arrival at the far
+    /// node takes its sequence number here (the resume's is the next) and
+    /// [`Network::fold_or_arrive`] folds the hop or schedules the arrival with it.
     #[inline(always)]
-    fn start_tx<const QUEUE_EMPTY: bool>(
-        links: &mut [Link],
-        classes: &mut [LinkClass],
-        pool: &mut PacketPool,
-        udp: &mut UdpRx,
-        sched: &mut Scheduler,
-        l: u32,
-        p: PktId,
-    ) -> (u64, SimTime) {
+    fn start_tx<const QUEUE_EMPTY: bool>(&mut self, sched: &mut Scheduler, l: u32, p: PktId) {
         let now = sched.now();
+        let Network { links, link_classes: classes, pool, udp, .. } = self;
         let link = &mut links[l as usize];
         let pk = pool.get(p);
         let (size, is_udp) = (pk.size, pk.kind == PktKind::Udp);
@@ -495,7 +480,9 @@ impl Network {
             link.txdone_pending = true;
             sched.at_seq(link.busy_until, link.resume_seq, Event::TxDone { link: l });
         }
-        (fx, at)
+        if fx != 0 {
+            self.fold_or_arrive(sched, l, p, fx, at);
+        }
     }
 
     /// The arrival of `p`, which link `l` has just started sending, at `l`'s far node,
@@ -535,14 +522,11 @@ impl Network {
     #[inline(always)]
     pub fn tx_done(&mut self, sched: &mut Scheduler, l: u32) {
         let now = sched.now();
-        let Network { links, link_classes, pool, udp, .. } = self;
+        let Network { links, pool, .. } = self;
         let link = &mut links[l as usize];
         link.txdone_pending = false;
         if let Some(p) = link.queue.dequeue(now, pool) {
-            let (fx, t_x) = Self::start_tx::<false>(links, link_classes, pool, udp, sched, l, p);
-            if fx != 0 {
-                self.fold_or_arrive(sched, l, p, fx, t_x);
-            }
+            self.start_tx::<false>(sched, l, p);
             if self.links[l as usize].traced() {
                 self.trace_pkt(now, b'-', l, p);
             }

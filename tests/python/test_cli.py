@@ -267,7 +267,13 @@ def test_bench_scale_workload(core) -> None:
         # The simulation's own structures: a few hundred bytes to a few KB per connection
         # (with its hosts and access links), below the whole process's growth.
         assert 300 < e["sim_bytes_per_conn"] < 4000 and e["sim_bytes"] == pytest.approx(e["sim_bytes_per_conn"] * int(n))
-    assert r["linearity"] == pytest.approx(r["sizes"]["2000"]["ns_per_pkt"] / r["sizes"]["1000"]["ns_per_pkt"])
+        assert 0 < e["core_cpu_s"] <= e["run_cpu_s"] <= e["cpu_s"]
+        assert e["core_ns_per_pkt"] == pytest.approx(1e9 * e["core_cpu_s"] / e["delivered_pkts"])
+    # Linearity: the simulation's own time per packet (whole process kept for reference).
+    sz = r["sizes"]
+    assert r["linearity"] == pytest.approx(sz["2000"]["core_ns_per_pkt"] / sz["1000"]["core_ns_per_pkt"])
+    assert r["linearity_run"] == pytest.approx(sz["2000"]["run_ns_per_pkt"] / sz["1000"]["run_ns_per_pkt"])
+    assert r["linearity_all"] == pytest.approx(sz["2000"]["ns_per_pkt"] / sz["1000"]["ns_per_pkt"])
     with pytest.raises(ValueError, match="n = 0"):
         scale_scenario(0)
     bad = invoke("bench", "-w", "scale", "--scale-max", "999")

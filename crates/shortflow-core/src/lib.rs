@@ -23,6 +23,7 @@ pub mod fairshare;
 pub mod names;
 pub mod net;
 pub mod path;
+pub mod prefetch;
 pub mod profile;
 pub mod results;
 pub mod rng;

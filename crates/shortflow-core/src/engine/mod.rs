@@ -626,6 +626,14 @@ impl Scheduler {
     /// Pop the next event at or before `until`, advancing the clock.
     #[inline]
     pub fn pop(&mut self, until: SimTime) -> Option<Event> {
+        self.pop_tracking::<false>(until, &mut 0)
+    }
+
+    /// [`Scheduler::pop`]; with `TRACK_LANE`, an arrival popped from a lane also
+    /// writes its lane to `lane`, for [`Scheduler::lane_ahead`] (a separate instance, so
+    /// that runs that do not prefetch pay nothing for it).
+    #[inline(always)]
+    pub fn pop_tracking<const TRACK_LANE: bool>(&mut self, until: SimTime, lane: &mut u32) -> Option<Event> {
         debug_assert_eq!(self.mux_root, 0, "a multiplexer event's handler ends with mux_arm or mux_idle");
         loop {
             // The next event is the smaller of the two heaps' minima.
@@ -698,6 +706,9 @@ impl Scheduler {
                     let e = l.buf[l.head];
                     e.time == top.time && e.sk == top.sk && e.a == top.a && e.b == top.b
                 });
+                if TRACK_LANE {
+                    *lane = h as u32;
+                }
                 match self.lanes[h].pop_front() {
                     // The lane's next arrival becomes its representative.
                     Some(n) => self.heap.replace_top(n),
@@ -726,6 +737,25 @@ impl Scheduler {
             self.fired += 1;
             return Some(ev);
         }
+    }
+
+    /// The arrival `d` places behind the head of lane `lane` (as reported by
+    /// [`Scheduler::pop_tracking`]; `d = 0`: the lane's next arrival), as `(link,
+    /// packet)`, if the lane holds that many: what the next events of that lane will
+    /// touch, for prefetching (`Simulation::prefetch_lane`). Reads nothing but the lane.
+    #[inline(always)]
+    pub fn lane_ahead(&self, lane: u32, d: usize) -> Option<(u32, PktId)> {
+        let l = &self.lanes[lane as usize & (LANE_TAB - 1)];
+        (d < l.len).then(|| {
+            let e = &l.buf[(l.head + d) & l.mask];
+            (e.a, e.b)
+        })
+    }
+
+    /// Hint timer `t`'s slot (`crate::prefetch`), if it has one.
+    #[inline(always)]
+    pub fn prefetch_timer(&self, t: &Timer) {
+        crate::prefetch::elem(&self.timers, t.index() as usize);
     }
 
     /// Set the clock (used once at the end of a run to report the stop time).

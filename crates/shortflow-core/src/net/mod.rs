@@ -7,6 +7,7 @@ pub mod element;
 pub mod build;
 pub mod link;
 pub mod packet;
+pub mod prefetch;
 pub mod queue;
 pub mod routing;
 pub mod udp_rx;

@@ -286,6 +286,19 @@ impl PacketPool {
         self.opts_free.push(self.opt_slot[id as usize]);
     }
 
+    /// Hint packet `id`'s line (`crate::prefetch`), if it exists.
+    #[inline(always)]
+    pub fn prefetch(&self, id: PktId) {
+        crate::prefetch::elem(&self.slots, id as usize);
+    }
+
+    /// Packet `id`, or None if there is no such slot (for prefetch hints, which may
+    /// read a slot freed since: they only guess).
+    #[inline(always)]
+    pub fn try_get(&self, id: PktId) -> Option<&Packet> {
+        self.slots.get(id as usize)
+    }
+
     #[inline]
     pub fn get(&self, id: PktId) -> &Packet {
         &self.slots[id as usize]

@@ -162,6 +162,17 @@ impl Routes {
         (l != NONE).then_some(l)
     }
 
+    /// Hint the entry [`Routes::next`]`(at, dst)` reads for a core node `at`
+    /// (`crate::prefetch`; a leaf's entry is its node's, read anyway).
+    #[inline(always)]
+    pub fn prefetch(&self, at: u32, dst: u32) {
+        if let Some(nr) = self.nodes.get(at as usize) {
+            if nr.row != NONE {
+                crate::prefetch::elem(&self.core, nr.row as usize * self.n + dst as usize);
+            }
+        }
+    }
+
     /// Hot-path form of [`Routes::route`]: the link, or `u32::MAX` when unreachable.
     /// Meaningful only for `at != dst` (a node never forwards to itself).
     #[inline]

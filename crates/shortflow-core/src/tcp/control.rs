@@ -438,6 +438,22 @@ impl TcpSenders {
         self.conns.is_empty()
     }
 
+    /// Hint connection `i`'s lines (`crate::prefetch`).
+    #[inline(always)]
+    pub fn prefetch_conn(&self, i: u32) {
+        crate::prefetch::elem(&self.conns, i as usize);
+    }
+
+    /// Hint the control block and the retransmission timer's slot of connection `i`
+    /// (reads the connection: call it after [`TcpSenders::prefetch_conn`]).
+    #[inline(always)]
+    pub fn prefetch_block(&self, i: u32, sched: &crate::engine::Scheduler) {
+        if let Some(c) = self.conns.get(i as usize) {
+            crate::prefetch::elem(&self.cbs, c.cb as usize);
+            sched.prefetch_timer(c.rtx_timer());
+        }
+    }
+
     /// Connection `i` and its control block.
     #[inline]
     pub fn get(&self, i: u32) -> (&TcpConn, &ControlBlock) {

@@ -364,6 +364,12 @@ pub struct TcpConn {
 pub const ACK_MARKS: usize = 10;
 
 impl TcpConn {
+    /// The retransmission timer (for prefetch hints: `TcpSenders::prefetch_block`).
+    #[inline(always)]
+    pub(crate) fn rtx_timer(&self) -> &Timer {
+        &self.rtx_timer
+    }
+
     /// A connection in ns-2's `reset()` state. `cb` is set when the connection is
     /// added to a `TcpSenders` table.
     #[allow(clippy::too_many_arguments)]

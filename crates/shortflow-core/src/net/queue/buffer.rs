@@ -121,6 +121,12 @@ impl Buffer {
     pub fn len(&self) -> usize {
         self.q.len()
     }
+    /// The packet `i` places behind the head, if that many wait (a prefetch hint: with
+    /// acks-first it need not be the `i`-th to leave).
+    #[inline(always)]
+    pub fn peek(&self, i: usize) -> Option<PktId> {
+        self.q.get(i)
+    }
     /// The ring, by capacity.
     pub fn heap_bytes(&self) -> usize {
         self.q.capacity() * std::mem::size_of::<PktId>()

@@ -22,6 +22,11 @@ pub struct DropTail {
 }
 
 impl DropTail {
+    /// See [`Buffer::peek`].
+    #[inline(always)]
+    pub fn peek(&self, i: usize) -> Option<PktId> {
+        self.buf.peek(i)
+    }
     /// The buffer (tests look at what waits).
     #[cfg(test)]
     pub(super) fn buffer(&self) -> &Buffer {

@@ -101,6 +101,15 @@ impl AnyQueue {
             AnyQueue::Red(q) => q.dequeue(now, pool),
         }
     }
+    /// The packet `i` places behind the head of a DropTail, if that many wait (a
+    /// prefetch hint, `Simulation::prefetch_queue`); None for RED.
+    #[inline(always)]
+    pub fn peek(&self, i: usize) -> Option<PktId> {
+        match self {
+            AnyQueue::DropTail(q) => q.peek(i),
+            AnyQueue::Red(_) => None,
+        }
+    }
     #[inline]
     pub fn len(&self) -> usize {
         match self {

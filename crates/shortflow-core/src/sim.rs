@@ -90,10 +90,10 @@ pub struct Simulation {
 pub(crate) const PREFETCH_MIN_CONNS: usize = 2048;
 
 /// Prefetch distances, in arrivals of one lane (`Simulation::prefetch_lane`): the link
-/// and the packet; then the agent's entry or the route entry (they read the packet);
-/// then the agent's state or the next link (they read those entries); then the
-/// connection's control block and timer, or a folded hop's link.
-const PF_LANE: [usize; 4] = [12, 8, 4, 1];
+/// and the packet; then (reading them) the agent's state or the route entry; then
+/// (reading those) the connection's control block and timer slot, or the next link's
+/// fold state and its far end's route entry.
+const PF_LANE: [usize; 3] = [10, 5, 1];
 /// The same for a link's queue at its transmission-done, in packets behind the head
 /// (`Simulation::prefetch_queue`; the head leaves at this event).
 const PF_QUEUE: [usize; 3] = [6, 3, 1];
@@ -412,35 +412,28 @@ impl Simulation {
     /// The arrivals behind the one popped last in its lane (`Scheduler::lane_ahead`):
     /// a pipeline over the distances `PF_LANE`, each stage reading what the stage before
     /// hinted a few arrivals earlier. An arrival reads its link and packet, then either
-    /// the agent it is delivered to (a sender's connection, control block and timer slot;
-    /// a sink) or the route entry of the node forwarding it, the next link and, when
-    /// that link's far end folds the hop after it, that hop's link and route entry.
+    /// the agent it is delivered to (a sender's connection, then its control block and
+    /// timer slot; a sink) or the route entry of the node forwarding it, then the next
+    /// link's fold state and the route entry of that link's far end (which a folded hop
+    /// after it reads, `try_fold`).
     #[inline(always)]
     fn prefetch_lane(&self, lane: u32) {
+        use crate::net::prefetch::Hop;
         let (s, net) = (&self.sched, &self.net);
         if let Some((l, p)) = s.lane_ahead(lane, PF_LANE[0]) {
             net.prefetch_arrival(l, p);
         }
-        use crate::net::prefetch::Hop;
         if let Some(h) = s.lane_ahead(lane, PF_LANE[1]).and_then(|(l, p)| net.peek_hop(l, p)) {
-            match h {
-                Hop::Deliver(a) => crate::prefetch::elem(&self.agents, a as usize),
-                Hop::Forward { node, dst } => net.prefetch_route(node, dst),
-            }
-        }
-        if let Some(h) = s.lane_ahead(lane, PF_LANE[2]).and_then(|(l, p)| net.peek_hop(l, p)) {
             match h {
                 Hop::Deliver(a) => match self.agents.get(a as usize) {
                     Some(&AgentRef::Sender(i)) => self.senders.prefetch_conn(i),
                     Some(&AgentRef::Sink(i)) => crate::prefetch::elem(&self.sinks, i as usize),
                     _ => {}
                 },
-                Hop::Forward { node, dst } => {
-                    net.prefetch_forward(node, dst);
-                }
+                Hop::Forward { node, dst } => net.prefetch_route(node, dst),
             }
         }
-        if let Some(h) = s.lane_ahead(lane, PF_LANE[3]).and_then(|(l, p)| net.peek_hop(l, p)) {
+        if let Some(h) = s.lane_ahead(lane, PF_LANE[2]).and_then(|(l, p)| net.peek_hop(l, p)) {
             match h {
                 Hop::Deliver(a) => {
                     if let Some(&AgentRef::Sender(i)) = self.agents.get(a as usize) {
@@ -448,8 +441,10 @@ impl Simulation {
                     }
                 }
                 Hop::Forward { node, dst } => {
-                    if let Some(n2) = net.routes.route(node, dst).and_then(|l2| net.links.get(l2 as usize)).map(|k| k.dst) {
-                        net.prefetch_fold(n2, dst);
+                    if let Some(n2) = net.prefetch_forward(node, dst) {
+                        if n2 != dst {
+                            net.prefetch_route(n2, dst);
+                        }
                     }
                 }
             }

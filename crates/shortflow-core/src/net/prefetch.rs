@@ -42,21 +42,17 @@ impl Network {
     }
 
     /// Hint what forwarding from `node` towards `dst` touches once the route entry is in
-    /// cache: the next link (and its fold state) and the route entry its far node reads
-    /// (for a folded next hop, `try_fold`). Returns the next link's far node.
+    /// cache: the next link's fold state. Returns the next link's far node.
     #[inline(always)]
     pub fn prefetch_forward(&self, node: u32, dst: u32) -> Option<u32> {
         let l2 = self.routes.next(node, dst);
         let link = self.links.get(l2 as usize)?;
         prefetch::elem(&self.fold, l2 as usize);
-        if link.dst != dst {
-            self.routes.prefetch(link.dst, dst);
-        }
         Some(link.dst)
     }
 
     /// Hint the state a folded hop from `node` towards `dst` reads (`try_fold`: the
-    /// link after `node`, its fold state), once the route entry of `node` is in cache.
+    /// link after `node`, its fold state); reads `node`'s route entry.
     #[inline(always)]
     pub fn prefetch_fold(&self, node: u32, dst: u32) {
         if node == dst {

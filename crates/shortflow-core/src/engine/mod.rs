@@ -391,6 +391,11 @@ pub struct Scheduler {
     /// smallest of those keys (`u128::MAX`: none), which `pop` compares with each event.
     pass_heap: Heap,
     next_pass: u128,
+    /// The smaller of `next_pass` and the timer heap's minimum key (`u128::MAX`: neither),
+    /// kept by `sync_aux` whenever either changes: `pop` compares the main heap's
+    /// minimum with this one key, and looks at which of the two it is only when it is
+    /// smaller.
+    next_aux: u128,
     /// Folded hops passed (each an arrival event not delivered; not in `fired`).
     pub folded: u64,
 }
@@ -438,6 +443,7 @@ impl Scheduler {
             fold_resume: Vec::new(),
             pass_heap: Heap(Vec::new()),
             next_pass: u128::MAX,
+            next_aux: u128::MAX,
             folded: 0,
         }
     }
@@ -551,6 +557,7 @@ impl Scheduler {
         if f.len == 1 {
             self.pass_heap.push(Entry { time: p.time, sk: p.sk, a: fifo, b: 0 });
             self.next_pass = self.pass_heap.0[0].key();
+            self.sync_aux();
         }
     }
 
@@ -567,6 +574,7 @@ impl Scheduler {
             None => self.pass_heap.remove_top(),
         }
         self.next_pass = self.pass_heap.top().map_or(u128::MAX, Entry::key);
+        self.sync_aux();
         // X's handler runs at X's time: F's lane offset is taken from it.
         self.now = SimTime(p.time);
         let s_f = self.seq + 1;
@@ -628,104 +636,120 @@ impl Scheduler {
     pub fn pop(&mut self, until: SimTime) -> Option<Event> {
         debug_assert_eq!(self.mux_root, 0, "a multiplexer event's handler ends with mux_arm or mux_idle");
         loop {
-            // The next event is the smaller of the two heaps' minima.
-            let (top, timer_heap) = match (self.heap.top(), self.theap.top()) {
-                (Some(a), Some(t)) => {
-                    if t.key() < a.key() {
-                        (*t, true)
-                    } else {
-                        (*a, false)
-                    }
-                }
-                (Some(a), None) => (*a, false),
-                (None, Some(t)) => (*t, true),
-                (None, None) => {
-                    if self.next_pass != u128::MAX && (self.next_pass >> 64) as u64 <= until.0 {
-                        self.run_pass();
-                        continue;
-                    }
+            // The next event is the main heap's minimum unless the smaller of the next
+            // pass and the timer heap's minimum (`next_aux`) comes first.
+            let main = self.heap.top().map_or(u128::MAX, Entry::key);
+            if main < self.next_aux {
+                let top = self.heap.0[0];
+                if top.time > until.0 {
                     return None;
                 }
-            };
-            // A folded hop's pass comes before this event (module docs, 6.).
-            if top.key() > self.next_pass {
+                if top.sk & KIND_MASK == K_LANE {
+                    // Most events are lane heads: tested first, with a plain (well
+                    // predicted) branch rather than through the jump table below.
+                    // The entry carries the head arrival itself (see `lane_entry`), so the
+                    // event does not wait for a load from the lane's buffer.
+                    let h = (top.sk >> 4) as usize & (LANE_TAB - 1);
+                    debug_assert!({
+                        let l = &self.lanes[h];
+                        let e = l.buf[l.head];
+                        e.time == top.time && e.sk == top.sk && e.a == top.a && e.b == top.b
+                    });
+                    match self.lanes[h].pop_front() {
+                        // The lane's next arrival becomes its representative.
+                        Some(n) => self.heap.replace_top(n),
+                        None => self.heap.remove_top(),
+                    }
+                    self.fire(top);
+                    return Some(Event::Arrive { link: top.a, pkt: top.b });
+                }
+                let ev = if top.sk & KIND_MASK == K_MUX {
+                    // Left at the root until the multiplexer re-arms (`mux_arm`).
+                    self.mux_root = top.sk;
+                    Event::App { app: top.a, token: 0 }
+                } else {
+                    self.heap.remove_top();
+                    match top.sk & KIND_MASK {
+                        K_ARRIVE => Event::Arrive { link: top.a, pkt: top.b },
+                        K_TXDONE => Event::TxDone { link: top.a },
+                        K_RAWTIMER => Event::Timer { agent: top.a, timer: (top.sk >> 4) as u8, gen: top.b },
+                        K_ELEM => Event::Element { elem: top.a, token: top.b },
+                        _ => {
+                            debug_assert_eq!(top.sk & KIND_MASK, K_APP);
+                            Event::App { app: top.a, token: top.b }
+                        }
+                    }
+                };
+                self.fire(top);
+                return Some(ev);
+            }
+            if self.next_aux == u128::MAX {
+                // Nothing is pending.
+                return None;
+            }
+            if self.next_aux == self.next_pass {
+                // A folded hop's pass comes before every queued event (module docs, 6.).
                 if (self.next_pass >> 64) as u64 > until.0 {
                     return None;
                 }
                 self.run_pass();
                 continue;
             }
+            let top = self.theap.0[0];
             if top.time > until.0 {
                 return None;
             }
-            let ev = if timer_heap {
-                if top.sk & KIND_MASK == K_PARKED {
-                    match self.pop_parked(top) {
-                        Some(ev) => ev,
-                        None => continue,
-                    }
-                } else {
-                    debug_assert_eq!(top.sk & KIND_MASK, K_TIMER);
-                    let slot = &mut self.timers[top.a as usize];
-                    if !slot.queued || slot.queued_time != top.time || slot.queued_sk != top.sk {
-                        // Superseded by an earlier re-arm: stale, drop it.
-                        self.theap.remove_top();
-                        continue;
-                    }
-                    if slot.due != top.time || slot.due_seq != top.seq() {
-                        // Pushed back since this entry was queued: move it to the due key
-                        // (the key the event would have had if pushed at re-arm time).
-                        debug_assert!((slot.due, slot.due_seq) > (top.time, top.seq()));
-                        let e = Entry { time: slot.due, sk: slot.due_seq << KIND_BITS | K_TIMER, a: top.a, b: 0 };
-                        slot.queued_time = e.time;
-                        slot.queued_sk = e.sk;
-                        self.theap.replace_top(e);
-                        continue;
-                    }
-                    slot.queued = false;
-                    let ev = Event::Timer { agent: slot.agent, timer: slot.timer, gen: slot.gen };
-                    self.theap.remove_top();
-                    ev
+            let ev = if top.sk & KIND_MASK == K_PARKED {
+                let ev = self.pop_parked(top);
+                self.sync_aux();
+                match ev {
+                    Some(ev) => ev,
+                    None => continue,
                 }
-            } else if top.sk & KIND_MASK == K_LANE {
-                // Most events are lane heads: tested first, with a plain (well
-                // predicted) branch rather than through the jump table below.
-                // The entry carries the head arrival itself (see `lane_entry`), so the
-                // event does not wait for a load from the lane's buffer.
-                let h = (top.sk >> 4) as usize & (LANE_TAB - 1);
-                debug_assert!({
-                    let l = &self.lanes[h];
-                    let e = l.buf[l.head];
-                    e.time == top.time && e.sk == top.sk && e.a == top.a && e.b == top.b
-                });
-                match self.lanes[h].pop_front() {
-                    // The lane's next arrival becomes its representative.
-                    Some(n) => self.heap.replace_top(n),
-                    None => self.heap.remove_top(),
-                }
-                Event::Arrive { link: top.a, pkt: top.b }
-            } else if top.sk & KIND_MASK == K_MUX {
-                // Left at the root until the multiplexer re-arms (`mux_arm`).
-                self.mux_root = top.sk;
-                Event::App { app: top.a, token: 0 }
             } else {
-                self.heap.remove_top();
-                match top.sk & KIND_MASK {
-                    K_ARRIVE => Event::Arrive { link: top.a, pkt: top.b },
-                    K_TXDONE => Event::TxDone { link: top.a },
-                    K_RAWTIMER => Event::Timer { agent: top.a, timer: (top.sk >> 4) as u8, gen: top.b },
-                    K_ELEM => Event::Element { elem: top.a, token: top.b },
-                    _ => {
-                        debug_assert_eq!(top.sk & KIND_MASK, K_APP);
-                        Event::App { app: top.a, token: top.b }
-                    }
+                debug_assert_eq!(top.sk & KIND_MASK, K_TIMER);
+                let slot = &mut self.timers[top.a as usize];
+                if !slot.queued || slot.queued_time != top.time || slot.queued_sk != top.sk {
+                    // Superseded by an earlier re-arm: stale, drop it.
+                    self.theap.remove_top();
+                    self.sync_aux();
+                    continue;
                 }
+                if slot.due != top.time || slot.due_seq != top.seq() {
+                    // Pushed back since this entry was queued: move it to the due key
+                    // (the key the event would have had if pushed at re-arm time).
+                    debug_assert!((slot.due, slot.due_seq) > (top.time, top.seq()));
+                    let e = Entry { time: slot.due, sk: slot.due_seq << KIND_BITS | K_TIMER, a: top.a, b: 0 };
+                    slot.queued_time = e.time;
+                    slot.queued_sk = e.sk;
+                    self.theap.replace_top(e);
+                    self.sync_aux();
+                    continue;
+                }
+                slot.queued = false;
+                let ev = Event::Timer { agent: slot.agent, timer: slot.timer, gen: slot.gen };
+                self.theap.remove_top();
+                self.sync_aux();
+                ev
             };
-            self.now = SimTime(top.time);
-            self.cur_seq = top.seq();
-            self.fired += 1;
+            self.fire(top);
             return Some(ev);
         }
+    }
+
+    /// The clock and the current sequence number of the event `pop` hands out for entry
+    /// `top`.
+    #[inline(always)]
+    fn fire(&mut self, top: Entry) {
+        self.now = SimTime(top.time);
+        self.cur_seq = top.seq();
+        self.fired += 1;
+    }
+
+    /// `next_aux` after the timer heap or `next_pass` changed.
+    #[inline(always)]
+    fn sync_aux(&mut self) {
+        self.next_aux = self.next_pass.min(self.theap.top().map_or(u128::MAX, Entry::key));
     }
 
     /// Set the clock (used once at the end of a run to report the stop time).
@@ -829,6 +853,7 @@ impl Scheduler {
             s.queued_time = at.0;
             s.queued_sk = sk;
             self.theap.push(Entry { time: at.0, sk, a: slot, b: 0 });
+            self.sync_aux();
         }
     }
 
@@ -872,6 +897,7 @@ impl Scheduler {
         l.q.push_back(e);
         if l.q.len() == 1 {
             self.theap.push(Entry { time: e.time, sk: e.seq << KIND_BITS | K_PARKED, a: lane, b: 0 });
+            self.sync_aux();
         }
     }
 

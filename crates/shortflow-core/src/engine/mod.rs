@@ -191,7 +191,11 @@ impl Lane {
             self.grow();
         }
         let i = (self.head + self.len) & self.mask;
-        self.buf[i] = e;
+        debug_assert!(i < self.buf.len());
+        // SAFETY: after the test above the buffer is not empty, and a non-empty buffer's
+        // length is a power of two with `mask == buf.len() - 1` (`grow`, the only place
+        // that sets either): a masked index is in bounds.
+        unsafe { *self.buf.get_unchecked_mut(i) = e };
         self.len += 1;
         self.back_time = e.time;
         self.back_sk = e.sk;
@@ -205,7 +209,10 @@ impl Lane {
         debug_assert!(self.len > 0, "lane in heap is non-empty");
         self.head = (self.head + 1) & self.mask;
         self.len -= 1;
-        (self.len > 0).then(|| self.buf[self.head])
+        debug_assert!(self.head < self.buf.len());
+        // SAFETY: the lane held an arrival, so its buffer is not empty, and `head` is
+        // masked (see `push_back`).
+        (self.len > 0).then(|| unsafe { *self.buf.get_unchecked(self.head) })
     }
 
     /// Double the buffer (64 entries to start with), keeping the order (oldest first
@@ -297,21 +304,29 @@ impl PassFifo {
             self.grow();
         }
         let i = (self.head + self.len) & self.mask();
-        self.buf[i] = p;
+        debug_assert!(i < self.buf.len());
+        // SAFETY: after the test above the buffer is not empty, and its length is a
+        // power of two (`grow`: 16, then doubling), so a masked index is in bounds.
+        unsafe { *self.buf.get_unchecked_mut(i) = p };
         self.len += 1;
     }
     /// Remove the oldest pass (the FIFO must be non-empty) and return it.
     #[inline(always)]
     fn pop_front(&mut self) -> Pass {
-        debug_assert!(self.len > 0);
-        let p = self.buf[self.head];
+        assert!(self.len > 0);
+        debug_assert!(self.head < self.buf.len());
+        // SAFETY: the FIFO holds a pass, so its buffer is not empty, and `head` is
+        // masked (see `push_back`).
+        let p = unsafe { *self.buf.get_unchecked(self.head) };
         self.head = (self.head + 1) & self.mask();
         self.len -= 1;
         p
     }
     #[inline(always)]
     fn front(&self) -> Option<&Pass> {
-        (self.len > 0).then(|| &self.buf[self.head])
+        debug_assert!(self.len == 0 || self.head < self.buf.len());
+        // SAFETY: as `pop_front`, when the FIFO holds a pass.
+        (self.len > 0).then(|| unsafe { self.buf.get_unchecked(self.head) })
     }
     #[cold]
     #[inline(never)]
@@ -831,7 +846,7 @@ impl Scheduler {
     }
 
     /// Arm timer slot `slot` to fire at `at` (see [`Timer::resched`]).
-    #[inline]
+    #[inline(always)]
     fn arm_timer(&mut self, slot: u32, at: SimTime, gen: u32, agent: u32, timer: u8) {
         let seq = self.reserve_seq();
         assert!(seq < 1 << (64 - KIND_BITS), "sequence number overflow");
@@ -948,6 +963,9 @@ impl Scheduler {
 }
 
 /// A binary min-heap of entries on `Entry::key()`.
+///
+/// The sifts index with `at` / `set`, unchecked: every index they use is below the
+/// length, by the loop conditions written next to them.
 #[derive(Default)]
 struct Heap(Vec<Entry>);
 
@@ -957,22 +975,40 @@ impl Heap {
         self.0.first()
     }
 
+    /// Entry `i < len` (unchecked; debug-asserted).
+    #[inline(always)]
+    fn at(h: &[Entry], i: usize) -> Entry {
+        debug_assert!(i < h.len());
+        // SAFETY: every caller passes `i < h.len()` (see the sifts).
+        unsafe { *h.get_unchecked(i) }
+    }
+
+    /// Set entry `i < len` (unchecked; debug-asserted).
+    #[inline(always)]
+    fn set(h: &mut [Entry], i: usize, e: Entry) {
+        debug_assert!(i < h.len());
+        // SAFETY: every caller passes `i < h.len()` (see the sifts).
+        unsafe { *h.get_unchecked_mut(i) = e }
+    }
+
     #[inline(always)]
     fn push(&mut self, e: Entry) {
         let key = e.key();
         let mut i = self.0.len();
         self.0.push(e);
-        // Sift up with a hole.
+        let h = &mut self.0[..];
+        // Sift up with a hole. `i < h.len()` (the new last index), and a parent is
+        // below its child.
         while i > 0 {
             let p = (i - 1) / 2;
-            let pe = self.0[p];
+            let pe = Self::at(h, p);
             if pe.key() <= key {
                 break;
             }
-            self.0[i] = pe;
+            Self::set(h, i, pe);
             i = p;
         }
-        self.0[i] = e;
+        Self::set(h, i, e);
     }
 
     /// Remove the minimum.
@@ -989,8 +1025,8 @@ impl Heap {
     /// The smaller child is chosen without a branch (`l + (right < left)`); nodes with
     /// two children are handled in the loop, a last node with a single child after it,
     /// so the loop needs no "does the right child exist" test. The bounds are written
-    /// against the last index (`l < last`: both children exist), which lets the
-    /// compiler drop the children's index checks.
+    /// against the last index: `l < last` (both children exist) or `l == last`, and
+    /// `i` is always 0 or a child taken that way, so every index is `<= last`.
     #[inline(always)]
     fn replace_top(&mut self, e: Entry) {
         let key = e.key();
@@ -1000,21 +1036,22 @@ impl Heap {
         loop {
             let l = 2 * i + 1;
             if l >= last {
-                if l == last && h[l].key() < key {
-                    h[i] = h[l];
+                if l == last && Self::at(h, l).key() < key {
+                    Self::set(h, i, Self::at(h, l));
                     i = l;
                 }
                 break;
             }
-            let c = l + (h[l + 1].key() < h[l].key()) as usize;
-            let ce = h[c];
+            let (le, re) = (Self::at(h, l), Self::at(h, l + 1));
+            let c = l + (re.key() < le.key()) as usize;
+            let ce = Self::at(h, c);
             if key <= ce.key() {
                 break;
             }
-            h[i] = ce;
+            Self::set(h, i, ce);
             i = c;
         }
-        h[i] = e;
+        Self::set(h, i, e);
     }
 }
 
@@ -1069,8 +1106,9 @@ impl Timer {
 
     /// (Re)arm the timer to fire after `delay`. The event fires at the key
     /// `(now + delay, seq)` with `seq` taken now, exactly as `sched.after(delay, ..)`
-    /// would have.
-    #[inline]
+    /// would have. Always inlined: a sender re-arms its retransmission timer on every
+    /// ack, and as a call it cost ~20 instructions of spills and moves (callgrind).
+    #[inline(always)]
     pub fn resched(&mut self, sched: &mut Scheduler, delay: SimTime, agent: u32, timer: u8) {
         // Re-arming a parked timer unparks it (`arm_timer` clears the slot's period).
         let at = self.next_arming(sched, delay, agent, timer);

@@ -387,7 +387,7 @@ impl Network {
             // Idle transmitter: start at once (ns-2: !blocked_ -> deque -> DelayLink).
             if let Some(p) = link.queue.dequeue(now, pool) {
                 self.start_tx::<false>(sched, l, p);
-                if self.links[l as usize].traced() {
+                if traced {
                     self.trace_pkt(now, b'-', l, p);
                 }
             }
@@ -525,9 +525,12 @@ impl Network {
         let Network { links, pool, .. } = self;
         let link = &mut links[l as usize];
         link.txdone_pending = false;
+        // Read before the transmission starts (nothing there changes it): the link is
+        // not indexed again.
+        let traced = link.traced();
         if let Some(p) = link.queue.dequeue(now, pool) {
             self.start_tx::<false>(sched, l, p);
-            if self.links[l as usize].traced() {
+            if traced {
                 self.trace_pkt(now, b'-', l, p);
             }
         }

@@ -85,6 +85,8 @@
 //!    reach its far node in transmission order); the FIFOs' heads are in a small heap
 //!    of their own, and `pop` compares the smallest of them (`next_pass`) with each
 //!    event's key before handling it: a pass costs no operation on the main heap.
+//!    (`pop` keeps `next_aux`, the smaller of `next_pass` and the timer heap's minimum,
+//!    and compares the main heap's minimum with that one key.)
 //!
 //! The heaps are hand-written binary min-heaps of 24-byte entries keyed by
 //! `(time, seq << 12 | tag)`: the event kind rides in the low bits of the tie-breaker,
@@ -406,8 +408,10 @@ pub struct Scheduler {
     /// smallest of those keys (`u128::MAX`: none), which `pop` compares with each event.
     pass_heap: Heap,
     next_pass: u128,
-    /// The smaller of `next_pass` and the timer heap's minimum key (`u128::MAX`: neither),
-    /// kept by `sync_aux` whenever either changes: `pop` compares the main heap's
+    /// The timer heap's minimum key (`u128::MAX`: empty), kept by `sync_aux`.
+    next_timer: u128,
+    /// The smaller of `next_pass` and `next_timer`, kept by `sync_aux` (the timer heap
+    /// changed) and `sync_pass` (`next_pass` changed): `pop` compares the main heap's
     /// minimum with this one key, and looks at which of the two it is only when it is
     /// smaller.
     next_aux: u128,
@@ -458,6 +462,7 @@ impl Scheduler {
             fold_resume: Vec::new(),
             pass_heap: Heap(Vec::new()),
             next_pass: u128::MAX,
+            next_timer: u128::MAX,
             next_aux: u128::MAX,
             folded: 0,
         }
@@ -480,9 +485,13 @@ impl Scheduler {
     /// Schedule `ev` at `at` (as [`Scheduler::at`]), then reserve the next sequence
     /// number (as [`Scheduler::reserve_seq`]) and return it: a link starting a
     /// transmission schedules the far-end arrival and reserves its resume at once.
+    /// `at` is `now + a duration` (`SimTime`'s saturating add: never before the clock),
+    /// so `at`'s clamp to the clock is left out (debug-asserted).
     #[inline(always)]
     pub fn at_then_reserve(&mut self, at: SimTime, ev: Event) -> u64 {
-        self.at(at, ev);
+        debug_assert!(at >= self.now, "event scheduled in the past");
+        self.seq += 1;
+        self.insert(at.0, self.seq, ev);
         self.reserve_seq()
     }
 
@@ -572,7 +581,7 @@ impl Scheduler {
         if f.len == 1 {
             self.pass_heap.push(Entry { time: p.time, sk: p.sk, a: fifo, b: 0 });
             self.next_pass = self.pass_heap.0[0].key();
-            self.sync_aux();
+            self.sync_pass();
         }
     }
 
@@ -589,7 +598,7 @@ impl Scheduler {
             None => self.pass_heap.remove_top(),
         }
         self.next_pass = self.pass_heap.top().map_or(u128::MAX, Entry::key);
-        self.sync_aux();
+        self.sync_pass();
         // X's handler runs at X's time: F's lane offset is taken from it.
         self.now = SimTime(p.time);
         let s_f = self.seq + 1;
@@ -698,13 +707,10 @@ impl Scheduler {
                 self.fire(top);
                 return Some(ev);
             }
-            if self.next_aux == u128::MAX {
-                // Nothing is pending.
-                return None;
-            }
             if self.next_aux == self.next_pass {
-                // A folded hop's pass comes before every queued event (module docs, 6.).
-                if (self.next_pass >> 64) as u64 > until.0 {
+                // A folded hop's pass comes before every queued event (module docs, 6.),
+                // or nothing is pending (both `u128::MAX`).
+                if (self.next_pass >> 64) as u64 > until.0 || self.next_pass == u128::MAX {
                     return None;
                 }
                 self.run_pass();
@@ -761,10 +767,17 @@ impl Scheduler {
         self.fired += 1;
     }
 
-    /// `next_aux` after the timer heap or `next_pass` changed.
+    /// `next_timer` and `next_aux` after the timer heap changed.
     #[inline(always)]
     fn sync_aux(&mut self) {
-        self.next_aux = self.next_pass.min(self.theap.top().map_or(u128::MAX, Entry::key));
+        self.next_timer = self.theap.top().map_or(u128::MAX, Entry::key);
+        self.sync_pass();
+    }
+
+    /// `next_aux` after `next_pass` changed.
+    #[inline(always)]
+    fn sync_pass(&mut self) {
+        self.next_aux = self.next_pass.min(self.next_timer);
     }
 
     /// Set the clock (used once at the end of a run to report the stop time).

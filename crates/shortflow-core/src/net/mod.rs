@@ -222,6 +222,18 @@ impl Network {
         self.link_recv(sched, first_link, pkt);
     }
 
+    /// [`Network::send_via`] with the link's arrival inlined: for the sender's `output`
+    /// (a function of its own, so the copy is made once), which sends every data
+    /// segment; the call into `link_recv` cost ~20 instructions per segment.
+    #[inline(always)]
+    pub fn send_via_inline(&mut self, sched: &mut Scheduler, at: u32, first_link: u32, pkt: PktId) {
+        if first_link == NO_LINK {
+            return self.send_from(sched, at, pkt);
+        }
+        debug_assert_eq!(first_link, self.routes.next(at, self.pool.get(pkt).dst));
+        self.link_recv_inline(sched, first_link, pkt);
+    }
+
     /// Decide which hops may be folded (see `try_fold` and docs/architecture.md,
     /// "Folded hops"), given every `(origin node, destination node)` pair a packet can
     /// travel between: a link whose packets all enter it from one link `L` (none

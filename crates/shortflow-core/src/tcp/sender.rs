@@ -906,7 +906,7 @@ impl TcpConn {
             self.sack_sent(seqno, now, retransmit);
         }
         let arm_rtx = (!self.rtx_timer.pending() || force_set_rtx_timer) && !self.in_session;
-        cx.net.send_via(cx.sched, self.node, self.first_link, id);
+        cx.net.send_via_inline(cx.sched, self.node, self.first_link, id);
         if arm_rtx {
             self.set_rtx_timer(cb, cx);
         }

@@ -212,8 +212,11 @@ impl Lane {
         self.head = (self.head + 1) & self.mask;
         self.len -= 1;
         debug_assert!(self.head < self.buf.len());
-        // SAFETY: the lane held an arrival, so its buffer is not empty, and `head` is
-        // masked (see `push_back`).
+        // SAFETY: the lane held an arrival (`pop` calls this only for the lane whose
+        // entry is the main heap's top, and a lane has an entry in the heap exactly while
+        // it holds arrivals: `insert_arrival` pushes it with the first, `pop` removes it
+        // with the last), so its buffer is not empty, and `head` is masked (see
+        // `push_back`).
         (self.len > 0).then(|| unsafe { *self.buf.get_unchecked(self.head) })
     }
 

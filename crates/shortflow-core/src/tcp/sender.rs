@@ -782,7 +782,13 @@ impl TcpConn {
             }
             npackets += 1;
             self.t_seqno += 1;
-            win = cb.tcb.window();
+            // `output` changes no window (ns-2 re-reads `window()` here): without the
+            // hooks (a pacer, a plan's burst) nothing else runs between two segments,
+            // so the window is read once per burst.
+            if HOOKED {
+                win = cb.tcb.window();
+            }
+            debug_assert_eq!(win, cb.tcb.window());
             if maxburst > 0 && npackets == maxburst {
                 if HOOKED && self.next_fits(win) {
                     self.burst_cut(cb, cx, maxburst, burst > 0);
@@ -906,7 +912,7 @@ impl TcpConn {
             self.sack_sent(seqno, now, retransmit);
         }
         let arm_rtx = (!self.rtx_timer.pending() || force_set_rtx_timer) && !self.in_session;
-        cx.net.send_via(cx.sched, self.node, self.first_link, id);
+        cx.net.send_via_inline(cx.sched, self.node, self.first_link, id);
         if arm_rtx {
             self.set_rtx_timer(cb, cx);
         }

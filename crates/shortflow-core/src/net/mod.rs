@@ -276,6 +276,9 @@ impl Network {
         if feeders > 0 {
             self.fold = fold;
             sched.enable_folds(n, feeders as usize);
+            if let Some(sinks) = self.udp.sole_sinks() {
+                sched.enable_credits(sinks);
+            }
         }
     }
 
@@ -287,8 +290,15 @@ impl Network {
     /// transmission is entered now (busy until `t_x + txt`, counters, resume number
     /// `VIRT_RESUME`) and `Scheduler::at_fold` queues the pass that gives the far-end
     /// arrival and the resume their numbers. Returns false, scheduling nothing,
-    /// otherwise (and marks an unfolded packet towards `l2` in the air); a datagram onto
-    /// a last hop into a UDP sink's node is left to `elide_udp_arrival`.
+    /// otherwise (and marks an unfolded packet towards `l2` in the air).
+    ///
+    /// A datagram onto a last hop into a UDP sink's node is folded only if its delivery
+    /// there would be elided (`elide_udp_arrival`: `l2` leads to its destination, has no
+    /// arrival hooks, and the flow's sink is the packet's agent) and that sink is the only
+    /// one at `l2`'s far node (`UdpRx::sole_sink`): X's handler would start
+    /// `l2`'s transmission and credit the sink at F's key; the fold starts it and frees
+    /// the packet, and the pass takes F's number and credits the sink with it
+    /// (`Scheduler::at_fold` with the sink), so neither X nor F is an event.
     #[inline(always)]
     fn try_fold(&mut self, sched: &mut Scheduler, l: u32, p: PktId, t_x: SimTime, s_x: u64) -> bool {
         let Network { links, link_classes: classes, routes, fold, udp, pool, .. } = self;
@@ -304,6 +314,17 @@ impl Network {
             return false;
         }
         let next = &mut links[l2 as usize];
+        let mut credit = false;
+        if is_udp && udp.last_hop(l2) {
+            match udp.elidable(pk.flow, pk.dst_agent) {
+                Some(k) if k == udp.sole_sink(l2) && next.dst == dst && !next.arrive_hooks() => credit = true,
+                // Its arrival at `l2`'s far node stays an event (or is elided there).
+                _ => {
+                    f.unfolded_tx = t_x;
+                    return false;
+                }
+            }
+        }
         // Idle with an empty queue at `t_x`: nothing reaches `l2` but `l`'s packets, the
         // folded ones in the air have entered their transmissions already, and no
         // unfolded one is in the air (`unfolded_tx`), so `l2`'s state now is its state
@@ -314,8 +335,6 @@ impl Network {
             || !next.passthrough
             || next.traced()
             || !next.queue.is_empty()
-            // A datagram's last hop may be elided instead (cheaper: no event at all).
-            || (is_udp && udp.last_hop(l2))
         {
             f.unfolded_tx = t_x;
             return false;
@@ -331,7 +350,13 @@ impl Network {
         next.bytes_departed += size as u64;
         next.busy_until = t_x + txt;
         next.resume_seq = VIRT_RESUME;
-        sched.at_fold(f.fifo, t_x, s_x, far, l2, p);
+        if credit {
+            // Credited at the pass (with its size): the datagram itself is done with.
+            pool.free(p);
+            sched.at_fold(f.fifo, t_x, s_x, far, l2, size, true);
+        } else {
+            sched.at_fold(f.fifo, t_x, s_x, far, l2, p, false);
+        }
         true
     }
 
@@ -340,13 +365,13 @@ impl Network {
     /// `departures` and `bytes_departed` when reporting.
     pub fn pending_fold_counts(&self, sched: &Scheduler) -> Vec<(u64, u64)> {
         let mut v = Vec::new();
-        for (l, p) in sched.pending_folds() {
+        for (l, p, credited) in sched.pending_folds() {
             if v.is_empty() {
                 v = vec![(0, 0); self.links.len()];
             }
             let c = &mut v[l as usize];
             c.0 += 1;
-            c.1 += self.pool.get(p).size as u64;
+            c.1 += if credited { p as u64 } else { self.pool.get(p).size as u64 };
         }
         v
     }
@@ -510,9 +535,9 @@ impl Network {
         }
         let Some(k) = udp.elidable(pk.flow, pk.dst_agent) else { return false };
         let size = pk.size;
-        let pos = (sched.now(), sched.current_seq());
+        let pos = (sched.now().0, sched.current_seq());
         let seq = sched.reserve_seq();
-        udp.credit_ahead(k, pos, at, seq, size);
+        sched.udp_sinks.credit_ahead(k, pos, at.0, seq, size);
         pool.free(p);
         true
     }

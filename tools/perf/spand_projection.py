@@ -34,6 +34,7 @@ figure, timed here) plus a fixed allowance per figure for aggregating and plotti
 
     .venv/bin/python tools/perf/spand_projection.py [--figures 14 17] [--jobs 2] [--json OUT.json]
     .venv/bin/python tools/perf/spand_projection.py --compare OUT_DIR_OF_A_WHOLE_RUN
+    .venv/bin/python tools/perf/spand_projection.py --config-of 17 200KB newreno-nssr --cut-rounds 4 > fig17_r4.json
 
 `--compare DIR` also reads a whole run's journals (`DIR/runs/*/journal.jsonl`, each task's
 thread CPU): per figure the whole run's task CPU against the projection, and the sampled
@@ -140,6 +141,29 @@ def sample(figures: list[int], reuse: bool = True, diag_first: bool = True) -> l
         seen |= keys
         out += fig
     return out
+
+
+def task_config(figure: int, x: str, scheme: str, seed: int = 1, rounds: Optional[int] = None) -> str:
+    """The resolved configuration of one task of the full run (figure, x value as the
+    scenario writes it, e.g. ``200KB`` or ``6``, scheme, seed), as the sweep runs it; with
+    ``rounds``, its rounds application cut to that many rounds (the per-packet callgrind
+    runs of README "Speed and memory": Fig. 17, 200KB, newreno-nssr, seed 1, 4 rounds)."""
+    from shortflow.repro.spand.figures import FIGURES, MODES, figure_scenario, find_scenario_dir
+    from shortflow.sweeper import plan
+
+    spec = FIGURES[figure]
+    sc, _ = figure_scenario(spec, MODES["full"], find_scenario_dir(ROOT))
+    t = next((t for t in plan(sc) if t.seed == seed and str(t.point.get(spec.x_axis)) == x
+              and t.point.get("scheme") == scheme), None)
+    if t is None:
+        sys.exit(f"fig{figure}: no task with x = {x}, scheme {scheme}, seed {seed}")
+    if rounds is None:
+        return t.config_json
+    cfg = json.loads(t.config_json)
+    for app in cfg["apps"]:
+        if app.get("kind") == "rounds":
+            app["rounds"] = rounds
+    return json.dumps(cfg)
 
 
 def run_task(config_json: str) -> tuple[float, int, int]:
@@ -381,10 +405,17 @@ def main() -> None:
                     help="the diagnostic runs besides the sweep's tasks, as before figures.diagnose_first")
     ap.add_argument("--other-diag-apart", action="store_true",
                     help="with --against: the other build's driver runs the diagnostic runs besides the sweep's tasks")
+    ap.add_argument("--config-of", nargs=3, metavar=("FIGURE", "X", "SCHEME"),
+                    help="print one task's configuration (seed 1, or --seed) and exit, e.g. 17 200KB newreno-nssr")
+    ap.add_argument("--seed", type=int, default=1, help="with --config-of")
+    ap.add_argument("--cut-rounds", type=int, help="with --config-of: cut the rounds application to this many rounds")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
         return _worker()
+    if a.config_of:
+        print(task_config(int(a.config_of[0]), a.config_of[1], a.config_of[2], a.seed, a.cut_rounds))
+        return
     if a.jobs < 1:
         sys.exit(f"--jobs {a.jobs}: give at least 1")
     import shortflow

@@ -214,7 +214,7 @@ impl Simulation {
                     check_route(&net, &f, fl, s, d, false)?;
                     let agent = b.agents.len() as u32;
                     let ui = sched.udp_sinks.add_sink();
-                    net.udp.add_sink(i as u32, agent, d, ui);
+                    net.udp.add_sink(i as u32, agent, ui);
                     has_udp_sink[d as usize] = true;
                     b.agents.push(AgentRef::UdpSink(ui));
                     b.flows.push(FlowAgents { sender: None, sink: None, udp_sink: Some(ui) });

@@ -84,7 +84,10 @@
 //!    and every key, is the unfolded run's. A feeder's passes are a FIFO (its arrivals
 //!    reach its far node in transmission order); the FIFOs' heads are in a small heap
 //!    of their own, and `pop` compares the smallest of them (`next_pass`) with each
-//!    event's key before handling it: a pass costs no operation on the main heap.
+//!    event's key before handling it: a pass costs no operation on the main heap. A
+//!    *credited* pass (a datagram's last hop, whose arrival F would only count it at its
+//!    UDP sink: `Network::try_fold`) queues nothing: it credits the sink's counters
+//!    ([`credits`], `udp_sinks`) with F's key, the number the pass takes for F.
 //!
 //! The heaps are hand-written binary min-heaps of 24-byte entries keyed by
 //! `(time, seq << 12 | tag)`: the event kind rides in the low bits of the tie-breaker,
@@ -265,8 +268,9 @@ struct ParkLane {
 /// A folded hop waiting for the pop loop to pass its point (module docs, 6.): the
 /// skipped arrival X's key `(time, sk)` (`sk` without kind bits), the far-end arrival
 /// F's time `far`, F's link `l2` and packet. With `CREDIT` set in `l2`, F is credited
-/// to `l2`'s UDP sink instead of being scheduled, and `pkt` holds the datagram's size.
-/// (32 bytes: the passes of every folded hop are copied in and out of their FIFO.)
+/// to a UDP sink instead of being scheduled, and `pkt` holds the sink and the datagram's
+/// size ([`credit_word`]). (32 bytes: the passes of every folded hop are copied in and
+/// out of their FIFO.)
 #[derive(Clone, Copy, Debug, Default)]
 struct Pass {
     time: u64,
@@ -279,6 +283,14 @@ struct Pass {
 /// In `Pass::l2`: F is credited to a UDP sink ([`Scheduler::at_fold`]). Links are
 /// fewer than 2^31 where hops fold (`Network::plan_folds`).
 const CREDIT: u32 = 1 << 31;
+
+/// The `pkt` of a credited pass: sink `k` (index in `Scheduler::udp_sinks`) in the high
+/// 16 bits, the datagram's `size` in the low 16; `None` when either does not fit (the
+/// hop is then not folded).
+#[inline(always)]
+pub fn credit_word(k: u32, size: u32) -> Option<u32> {
+    (k < 1 << 16 && size < 1 << 16).then_some(k << 16 | size)
+}
 
 /// The pending passes of the folds made on one feeder link, in key order (a link's
 /// arrivals reach its far node in transmission order). A ring buffer of power-of-two
@@ -404,9 +416,6 @@ pub struct Scheduler {
     /// Of those, the hops whose far-end arrival was credited to a UDP sink instead of
     /// being scheduled (no event at either end).
     pub folded_credits: u64,
-    /// Per link, the UDP sink (index in `udp_sinks`) a credited pass onto it credits
-    /// (empty until [`Scheduler::enable_credits`]).
-    credit_sink: Vec<u32>,
     /// The UDP sinks' receive counters (`credits`), credited ahead by the network's
     /// elided deliveries and by passes.
     pub udp_sinks: credits::Credits,
@@ -457,7 +466,6 @@ impl Scheduler {
             next_pass: u128::MAX,
             folded: 0,
             folded_credits: 0,
-            credit_sink: Vec::new(),
             udp_sinks: credits::Credits::default(),
         }
     }
@@ -551,28 +559,20 @@ impl Scheduler {
         self.pass_fifos = (0..n_feeders).map(|_| PassFifo::default()).collect();
     }
 
-    /// Allow credited passes ([`Scheduler::at_fold`] with `credit`): per link, the UDP
-    /// sink of its far node that a folded hop onto it credits (`u32::MAX`: none).
-    pub fn enable_credits(&mut self, sink_of_link: Vec<u32>) {
-        assert!(sink_of_link.len() < CREDIT as usize);
-        self.credit_sink = sink_of_link;
-    }
-
     /// Fold the hop whose arrival X would be at `(t_x, s_x)` (`s_x` reserved by the
     /// caller, as `at` would have taken it) on feeder `fifo`: when the pop loop passes
     /// that key it does what X's handler does to the event order -- the far-end arrival
     /// F of `pkt` on `l2` is scheduled at `far` with the next sequence number, and the
     /// number after it is `l2`'s resume ([`Scheduler::resume_of`]) -- and delivers
     /// nothing. The caller has done the rest of X's handler (`l2`'s transmission).
-    /// With `credit`, F is an elided delivery of `pkt` *bytes* (not a packet) to `l2`'s
-    /// UDP sink ([`Scheduler::enable_credits`], counters in `udp_sinks`): the pass credits
-    /// it at F's key, as X's handler would have (`Network::elide_udp_arrival`), and
-    /// schedules nothing.
+    /// With `credit`, `pkt` is not a packet but a [`credit_word`]: F is an elided delivery
+    /// of that size to that UDP sink (counters in `udp_sinks`), which the pass credits at
+    /// F's key, as X's handler would have (`Network::elide_udp_arrival`), scheduling
+    /// nothing.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub fn at_fold(&mut self, fifo: u32, t_x: SimTime, s_x: u64, far: SimTime, l2: u32, pkt: PktId, credit: bool) {
         debug_assert!(t_x >= self.now && far > t_x);
-        debug_assert!(!credit || self.credit_sink[l2 as usize] != u32::MAX);
         assert!(s_x < 1 << (64 - KIND_BITS), "sequence number overflow");
         let l2 = if credit { l2 | CREDIT } else { l2 };
         let p = Pass { time: t_x.0, sk: s_x << KIND_BITS, far: far.0, l2, pkt };
@@ -610,7 +610,7 @@ impl Scheduler {
         if p.l2 & CREDIT == 0 {
             self.insert_arrival(p.far, s_f, l2, p.pkt);
         } else {
-            self.credit_pass(&p, l2, s_f);
+            self.credit_pass(&p, s_f);
         }
         self.seq = s_f + 1;
         self.fold_resume[l2 as usize] = s_f + 1;
@@ -622,9 +622,8 @@ impl Scheduler {
     /// the TCP folds' passes cost more (callgrind, bench b: 2 004.5 -> 2 011.4 M
     /// instructions; a Fig. 17 task gains 8 M).
     #[inline(never)]
-    fn credit_pass(&mut self, p: &Pass, l2: u32, s_f: u64) {
-        let k = self.credit_sink[l2 as usize];
-        self.udp_sinks.credit_ahead(k, (p.time, p.sk >> KIND_BITS), p.far, s_f, p.pkt);
+    fn credit_pass(&mut self, p: &Pass, s_f: u64) {
+        self.udp_sinks.credit_ahead(p.pkt >> 16, (p.time, p.sk >> KIND_BITS), p.far, s_f, p.pkt & 0xFFFF);
         self.folded_credits += 1;
     }
 
@@ -655,11 +654,13 @@ impl Scheduler {
         self.at_seq(at, r, Event::TxDone { link: l });
     }
 
-    /// The folds whose pass the loop has not done yet, as `(l2, pkt, credited)` (a
-    /// credited pass's `pkt` is the datagram's size): their arrival on `l2` has not
-    /// happened.
-    pub fn pending_folds(&self) -> impl Iterator<Item = (u32, PktId, bool)> + '_ {
-        self.pass_fifos.iter().flat_map(|f| f.iter().map(|p| (p.l2 & !CREDIT, p.pkt, p.l2 & CREDIT != 0)))
+    /// The folds whose pass the loop has not done yet, as `(l2, pkt, size)`: `size` is
+    /// given for a credited pass (its packet is freed), else `pkt` is F's packet. Their
+    /// arrival on `l2` has not happened.
+    pub fn pending_folds(&self) -> impl Iterator<Item = (u32, PktId, Option<u32>)> + '_ {
+        self.pass_fifos
+            .iter()
+            .flat_map(|f| f.iter().map(|p| (p.l2 & !CREDIT, p.pkt, (p.l2 & CREDIT != 0).then_some(p.pkt & 0xFFFF))))
     }
 
     /// Sequence number of the event being processed: with equal times, an event with a

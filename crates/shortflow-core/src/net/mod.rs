@@ -11,7 +11,7 @@ pub mod queue;
 pub mod routing;
 pub mod udp_rx;
 
-use crate::engine::{Event, PktId, Scheduler, VIRT_RESUME};
+use crate::engine::{credit_word, Event, PktId, Scheduler, VIRT_RESUME};
 use crate::error::ConfigError;
 use crate::net::element::{AnyElement, ElemCtx, Verdict, NO_ELEM};
 use crate::names::Names;
@@ -276,9 +276,6 @@ impl Network {
         if feeders > 0 {
             self.fold = fold;
             sched.enable_folds(n, feeders as usize);
-            if let Some(sinks) = self.udp.sole_sinks() {
-                sched.enable_credits(sinks);
-            }
         }
     }
 
@@ -294,14 +291,14 @@ impl Network {
     ///
     /// A datagram onto a last hop into a UDP sink's node is folded only if its delivery
     /// there would be elided (`elide_udp_arrival`: `l2` leads to its destination, has no
-    /// arrival hooks, and the flow's sink is the packet's agent) and that sink is the only
-    /// one at `l2`'s far node (`UdpRx::sole_sink`): X's handler would start
+    /// arrival hooks, and the flow's sink is the packet's agent; sink index and size below
+    /// 2^16, `engine::credit_word`): X's handler would start
     /// `l2`'s transmission and credit the sink at F's key; the fold starts it and frees
     /// the packet, and the pass takes F's number and credits the sink with it
     /// (`Scheduler::at_fold` with the sink), so neither X nor F is an event.
     #[inline(always)]
     fn try_fold(&mut self, sched: &mut Scheduler, l: u32, p: PktId, t_x: SimTime, s_x: u64) -> bool {
-        let Network { links, link_classes: classes, routes, fold, udp, pool, .. } = self;
+        let Network { links, routes, fold, udp, pool, .. } = self;
         let pk = pool.get(p);
         let (dst, size, is_udp) = (pk.dst, pk.size, pk.kind == PktKind::Udp);
         let node = links[l as usize].dst;
@@ -309,22 +306,44 @@ impl Network {
             return false;
         }
         let l2 = routes.next(node, dst);
-        let Some(f) = fold.get_mut(l2 as usize) else { return false };
+        let Some(f) = fold.get(l2 as usize) else { return false };
         if f.feeder != l {
             return false;
         }
-        let next = &mut links[l2 as usize];
-        let mut credit = false;
         if is_udp && udp.last_hop(l2) {
-            match udp.elidable(pk.flow, pk.dst_agent) {
-                Some(k) if k == udp.sole_sink(l2) && next.dst == dst && !next.arrive_hooks() => credit = true,
-                // Its arrival at `l2`'s far node stays an event (or is elided there).
-                _ => {
-                    f.unfolded_tx = t_x;
-                    return false;
-                }
-            }
+            return self.try_fold_credit(sched, p, t_x, s_x, l2);
         }
+        self.enter_fold(sched, p, size, t_x, s_x, l2, None)
+    }
+
+    /// `try_fold` of a datagram onto a last hop `l2` into a UDP sink's node: folded only
+    /// as a credited pass (its delivery would be elided).
+    #[inline(always)]
+    fn try_fold_credit(&mut self, sched: &mut Scheduler, p: PktId, t_x: SimTime, s_x: u64, l2: u32) -> bool {
+        let pk = self.pool.get(p);
+        let next = &self.links[l2 as usize];
+        let w = match self.udp.elidable(pk.flow, pk.dst_agent) {
+            Some(k) if next.dst == pk.dst && !next.arrive_hooks() => credit_word(k, pk.size),
+            _ => None,
+        };
+        if w.is_none() {
+            // Its arrival at `l2`'s far node stays an event (or is elided there).
+            self.fold[l2 as usize].unfolded_tx = t_x;
+            return false;
+        }
+        let size = pk.size;
+        self.enter_fold(sched, p, size, t_x, s_x, l2, w)
+    }
+
+    /// The rest of `try_fold`: fold the hop onto `l2` (fed by the caller's link) if `l2`'s
+    /// state allows it; `credit`: the pass credits a UDP sink (`engine::credit_word`)
+    /// instead of queueing the far-end arrival, and the packet is freed.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn enter_fold(&mut self, sched: &mut Scheduler, p: PktId, size: u32, t_x: SimTime, s_x: u64, l2: u32, credit: Option<u32>) -> bool {
+        let Network { links, link_classes: classes, fold, pool, .. } = self;
+        let f = &mut fold[l2 as usize];
+        let next = &mut links[l2 as usize];
         // Idle with an empty queue at `t_x`: nothing reaches `l2` but `l`'s packets, the
         // folded ones in the air have entered their transmissions already, and no
         // unfolded one is in the air (`unfolded_tx`), so `l2`'s state now is its state
@@ -350,10 +369,10 @@ impl Network {
         next.bytes_departed += size as u64;
         next.busy_until = t_x + txt;
         next.resume_seq = VIRT_RESUME;
-        if credit {
-            // Credited at the pass (with its size): the datagram itself is done with.
+        if let Some(w) = credit {
+            // Credited at the pass (sink and size in `w`): the datagram itself is done with.
             pool.free(p);
-            sched.at_fold(f.fifo, t_x, s_x, far, l2, size, true);
+            sched.at_fold(f.fifo, t_x, s_x, far, l2, w, true);
         } else {
             sched.at_fold(f.fifo, t_x, s_x, far, l2, p, false);
         }
@@ -371,7 +390,7 @@ impl Network {
             }
             let c = &mut v[l as usize];
             c.0 += 1;
-            c.1 += if credited { p as u64 } else { self.pool.get(p).size as u64 };
+            c.1 += credited.unwrap_or_else(|| self.pool.get(p).size) as u64;
         }
         v
     }

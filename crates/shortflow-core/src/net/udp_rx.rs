@@ -32,25 +32,20 @@ pub struct UdpRx {
     /// Per link: its far node has a UDP sink (set by [`UdpRx::finish`]; empty without
     /// UDP sinks). Only these links' datagrams are looked at further.
     last_hop: Vec<bool>,
-    /// Each sink's node, and per link the only sink at its far node (`NO_SINK`: none or
-    /// several; empty without UDP sinks).
-    nodes: Vec<u32>,
-    sole: Vec<u32>,
     /// Elide deliveries (on; tests turn it off to compare).
     pub elide: bool,
 }
 
 impl Default for UdpRx {
     fn default() -> Self {
-        UdpRx { agents: Vec::new(), of_flow: Vec::new(), last_hop: Vec::new(), nodes: Vec::new(), sole: Vec::new(), elide: true }
+        UdpRx { agents: Vec::new(), of_flow: Vec::new(), last_hop: Vec::new(), elide: true }
     }
 }
 
 impl UdpRx {
-    /// Add the sink of UDP flow `flow` (agent `agent` at node `node`) whose counters are
-    /// sink `k` of `Scheduler::udp_sinks` (`Credits::add_sink`, called in the same order).
-    pub fn add_sink(&mut self, flow: u32, agent: u32, node: u32, k: u32) {
-        self.nodes.push(node);
+    /// Add the sink of UDP flow `flow` (agent `agent`) whose counters are sink `k` of
+    /// `Scheduler::udp_sinks` (`Credits::add_sink`, called in the same order).
+    pub fn add_sink(&mut self, flow: u32, agent: u32, k: u32) {
         assert_eq!(k as usize, self.agents.len(), "sinks are added in the counters' order");
         if self.of_flow.len() <= flow as usize {
             self.of_flow.resize(flow as usize + 1, NO_SINK);
@@ -65,32 +60,7 @@ impl UdpRx {
         if self.agents.is_empty() {
             return;
         }
-        let mut only = vec![NO_SINK; has_sink.len()];
-        let mut count = vec![0u32; has_sink.len()];
-        for (k, &n) in self.nodes.iter().enumerate() {
-            count[n as usize] += 1;
-            only[n as usize] = k as u32;
-        }
-        for (d, c) in count.iter().enumerate() {
-            if *c != 1 {
-                only[d] = NO_SINK;
-            }
-        }
-        (self.last_hop, self.sole) = link_dst
-            .map(|d| (has_sink.get(d as usize).copied().unwrap_or(false), only.get(d as usize).copied().unwrap_or(NO_SINK)))
-            .unzip();
-    }
-
-    /// The only UDP sink at link `l`'s far node (`NO_SINK`: none, or several).
-    #[inline(always)]
-    pub fn sole_sink(&self, l: u32) -> u32 {
-        self.sole.get(l as usize).copied().unwrap_or(NO_SINK)
-    }
-
-    /// Per link, [`UdpRx::sole_sink`] (for `Scheduler::enable_credits`); `None` without
-    /// UDP sinks.
-    pub fn sole_sinks(&self) -> Option<Vec<u32>> {
-        (!self.sole.is_empty()).then(|| self.sole.clone())
+        self.last_hop = link_dst.map(|d| has_sink.get(d as usize).copied().unwrap_or(false)).collect();
     }
 
     /// May a datagram starting on link `l` reach a UDP sink at its far node?
@@ -109,6 +79,6 @@ impl UdpRx {
 
     /// Bytes held (`Simulation::memory`; the counters are the scheduler's).
     pub fn memory_bytes(&self) -> usize {
-        (self.agents.capacity() + self.nodes.capacity() + self.of_flow.capacity() + self.sole.capacity()) * 4 + self.last_hop.capacity()
+        (self.agents.capacity() + self.of_flow.capacity()) * 4 + self.last_hop.capacity()
     }
 }

@@ -92,7 +92,6 @@ def _cancel_event() -> Optional[threading.Event]:
 def compute_task(config_json: str) -> bytes:
     """Run one task: the core's transfers table as Parquet bytes. Runs in worker
     processes, the driver thread or on Ray; must stay a module-level function."""
-    import io
     import json
 
     cancel = _cancel_event()
@@ -104,14 +103,21 @@ def compute_task(config_json: str) -> bytes:
         else:
             time.sleep(float(delay))
     from .native import run_json
-    from .results import transfers_frame
 
     progress = None
     if cancel is not None:
         def progress(_events: int, _t: float, _d: float) -> None:
             if cancel.is_set():
                 raise _Cancelled
-    out = json.loads(run_json(config_json, progress))
+    return transfers_parquet(json.loads(run_json(config_json, progress)))
+
+
+def transfers_parquet(out: dict[str, Any]) -> bytes:
+    """A run's transfers table (`run_json`'s output, parsed) as `compute_task` returns it."""
+    import io
+
+    from .results import transfers_frame
+
     df = transfers_frame(out.get("transfers"))
     buf = io.BytesIO()
     df.write_parquet(buf, compression="zstd", statistics=False)

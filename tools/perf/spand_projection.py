@@ -34,6 +34,7 @@ figure, timed here) plus a fixed allowance per figure for aggregating and plotti
 
     .venv/bin/python tools/perf/spand_projection.py [--figures 14 17] [--jobs 2] [--json OUT.json]
     .venv/bin/python tools/perf/spand_projection.py --compare OUT_DIR_OF_A_WHOLE_RUN
+    .venv/bin/python tools/perf/spand_projection.py --config-of 17 200KB newreno-nssr --cut-rounds 4 > fig17_r4.json
 
 `--compare DIR` also reads a whole run's journals (`DIR/runs/*/journal.jsonl`, each task's
 thread CPU): per figure the whole run's task CPU against the projection, and the sampled
@@ -81,12 +82,14 @@ DRIVER_S = 2.0
 TASK_WALL_PER_CPU = 1.025
 
 
-def sample(figures: list[int], reuse: bool = True) -> list[dict[str, Any]]:
+def sample(figures: list[int], reuse: bool = True, diag_first: bool = True) -> list[dict[str, Any]]:
     """The stratified sample: per figure, one task per x value, schemes rotating, seed 1.
     Each item: figure, its task count (the tasks it computes: those an earlier figure of
     `figures` computed are reused from that one's cache), the tasks it plans, its
     diagnostic runs, the CPU seconds `plan` took for the whole figure, the x label, the
-    scheme, the task key and the resolved config."""
+    scheme, the task key and the resolved config. `diag_first`: a five-scheme figure's
+    diagnostic runs compute their sweep tasks (`figures.diagnose_first`, since
+    2026-12-04), which the sweep then does not (`tasks_diag_apart`: the count before)."""
     from shortflow.repro.spand.figures import (FIGURES, MODES, _friendliness_subscenarios, figure_scenario,
                                                find_scenario_dir)
     from shortflow.sweeper import plan
@@ -129,12 +132,38 @@ def sample(figures: list[int], reuse: bool = True) -> list[dict[str, Any]]:
         # Tasks an earlier figure computed are taken from its cache (`run_sweep(reuse=...)`).
         n_tasks = len(keys - seen) if reuse else len(keys)
         n_diag = len(diag_keys - seen) if reuse else len(diag_keys)
+        # The five-scheme figures' diagnostic runs are sweep tasks, run first
+        # (`figures.diagnose_first`): the sweep takes them from there.
+        n_sweep = n_tasks - n_diag if spec.kind == "schemes" and diag_first else n_tasks
         for item in fig:
-            item.update(tasks=n_tasks, planned=len(keys), diag=n_diag, diag_planned=len(diag_keys), plan_s=plan_s,
-                        reused=reuse and item["key"] in seen)
+            item.update(tasks=n_sweep, tasks_diag_apart=n_tasks, planned=len(keys), diag=n_diag,
+                        diag_planned=len(diag_keys), plan_s=plan_s, reused=reuse and item["key"] in seen)
         seen |= keys
         out += fig
     return out
+
+
+def task_config(figure: int, x: str, scheme: str, seed: int = 1, rounds: Optional[int] = None) -> str:
+    """The resolved configuration of one task of the full run (figure, x value as the
+    scenario writes it, e.g. ``200KB`` or ``6``, scheme, seed), as the sweep runs it; with
+    ``rounds``, its rounds application cut to that many rounds (the per-packet callgrind
+    runs of README "Speed and memory": Fig. 17, 200KB, newreno-nssr, seed 1, 4 rounds)."""
+    from shortflow.repro.spand.figures import FIGURES, MODES, figure_scenario, find_scenario_dir
+    from shortflow.sweeper import plan
+
+    spec = FIGURES[figure]
+    sc, _ = figure_scenario(spec, MODES["full"], find_scenario_dir(ROOT))
+    t = next((t for t in plan(sc) if t.seed == seed and str(t.point.get(spec.x_axis)) == x
+              and t.point.get("scheme") == scheme), None)
+    if t is None:
+        sys.exit(f"fig{figure}: no task with x = {x}, scheme {scheme}, seed {seed}")
+    if rounds is None:
+        return t.config_json
+    cfg = json.loads(t.config_json)
+    for app in cfg["apps"]:
+        if app.get("kind") == "rounds":
+            app["rounds"] = rounds
+    return json.dumps(cfg)
 
 
 def run_task(config_json: str) -> tuple[float, int, int]:
@@ -298,10 +327,15 @@ def compare(items: list[dict[str, Any]], cpu: list[float], p: dict[int, dict[str
               f"plots and diagnostic runs")
 
 
-def against(items: list[dict[str, Any]], other: Path, rounds: int, jobs: int, other_no_reuse: bool = False) -> None:
+def against(items: list[dict[str, Any]], other: Path, rounds: int, jobs: int, other_no_reuse: bool = False,
+            other_events: bool = False, other_diag_apart: bool = False) -> None:
     """Every item on this build's workers and on `other`'s, the builds' order alternating
     from figure to figure and round to round; print both projections and the median ratio.
-    `other_no_reuse`: the other build's driver computes every planned task (no reuse)."""
+    `other_no_reuse`: the other build's driver computes every planned task (no reuse).
+    `other_events`: the builds may fire different events for a task (one folds hops the
+    other delivers); each build's own count must still be the same in every round.
+    `other_diag_apart`: the other build's driver runs the diagnostic runs besides the
+    sweep's tasks (before `figures.diagnose_first`)."""
     here, there = Workers(jobs), Workers(jobs, other)
     cpu: dict[str, list[list[float]]] = {"here": [[] for _ in items], "there": [[] for _ in items]}
     figs = list(dict.fromkeys(it["figure"] for it in items))
@@ -313,22 +347,31 @@ def against(items: list[dict[str, Any]], other: Path, rounds: int, jobs: int, ot
                 res = (here if who == "here" else there).run([items[i]["config"] for i in idx])
                 for i, (c, ev, _) in zip(idx, res):
                     cpu[who][i].append(c)
-                    if items[i].setdefault("events", ev) != ev:
+                    if items[i].setdefault("events_" + who, ev) != ev:
+                        sys.exit(f"fig{no} x={items[i]['x']}: events differ between rounds ({items[i]['events_' + who]} vs {ev})")
+                    if items[i].setdefault("events", ev) != ev and not other_events:
                         sys.exit(f"fig{no} x={items[i]['x']}: events differ between the builds ({items[i]['events']} vs {ev})")
         print(f"round {r + 1} of {rounds} done", file=sys.stderr)
     here.close()
     there.close()
     med = {k: [statistics.median(v) for v in cpu[k]] for k in cpu}
     pr = {k: project(items, med[k]) for k in med}
+    there = [dict(it, events=it["events_there"]) if other_events else it for it in items]
+    if other_diag_apart:
+        there = [dict(it, tasks=it["tasks_diag_apart"]) for it in there]
     if other_no_reuse:
-        pr["there"] = project([dict(it, tasks=it["planned"], diag=it["diag_planned"], reused=False) for it in items],
-                               med["there"])
+        there = [dict(it, tasks=it["planned"], diag=it["diag_planned"], reused=False) for it in there]
+    pr["there"] = project(there, med["there"])
+    if other_events:
+        pr["here"] = project([dict(it, events=it["events_here"]) for it in items], med["here"])
     print("| figure | tasks computed | CPU per task, other -> this build | projected task CPU | events per task |")
     print("|---|---|---|---|---|")
     for no in figs:
         a, b = pr["there"][no], pr["here"][no]
+        ev = (f"{a['events'] / 1e6:.2f} -> {b['events'] / 1e6:.2f} M" if a["events"] != b["events"]
+              else f"{b['events'] / 1e6:.2f} M")
         print(f"| {no} | {a['tasks']} -> {b['tasks']} | {a['cpu_per_task']:.3f} -> {b['cpu_per_task']:.3f} s | "
-              f"{a['task_cpu']:.0f} -> {b['task_cpu']:.0f} s | {b['events'] / 1e6:.2f} M |")
+              f"{a['task_cpu']:.0f} -> {b['task_cpu']:.0f} s | {ev} |")
     t = {k: sum(f["task_cpu"] for f in pr[k].values()) for k in pr}
     d = {k: sum(f["diag_cpu"] for f in pr[k].values()) for k in pr}
     w = {k: wall_s(pr[k], 2) for k in pr}
@@ -356,19 +399,32 @@ def main() -> None:
                     help="count every planned task, as runs before figures reused each other's tasks did")
     ap.add_argument("--other-no-reuse", action="store_true",
                     help="with --against: the other build's driver reuses no tasks (before 2026-11-25)")
+    ap.add_argument("--other-events", action="store_true",
+                    help="with --against: the builds may fire different events per task (e.g. one folds more hops)")
+    ap.add_argument("--diag-apart", action="store_true",
+                    help="the diagnostic runs besides the sweep's tasks, as before figures.diagnose_first")
+    ap.add_argument("--other-diag-apart", action="store_true",
+                    help="with --against: the other build's driver runs the diagnostic runs besides the sweep's tasks")
+    ap.add_argument("--config-of", nargs=3, metavar=("FIGURE", "X", "SCHEME"),
+                    help="print one task's configuration (seed 1, or --seed) and exit, e.g. 17 200KB newreno-nssr")
+    ap.add_argument("--seed", type=int, default=1, help="with --config-of")
+    ap.add_argument("--cut-rounds", type=int, help="with --config-of: cut the rounds application to this many rounds")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
         return _worker()
+    if a.config_of:
+        print(task_config(int(a.config_of[0]), a.config_of[1], a.config_of[2], a.seed, a.cut_rounds))
+        return
     if a.jobs < 1:
         sys.exit(f"--jobs {a.jobs}: give at least 1")
     import shortflow
 
-    items = sample(a.figures, reuse=not a.no_reuse)
+    items = sample(a.figures, reuse=not a.no_reuse, diag_first=not a.diag_apart)
     print(f"shortflow from {Path(shortflow.__file__).parent}; {len(items)} sampled tasks, {a.jobs} at a time",
           file=sys.stderr)
     if a.against:
-        return against(items, a.against, a.rounds or 3, a.jobs, a.other_no_reuse)
+        return against(items, a.against, a.rounds or 3, a.jobs, a.other_no_reuse, a.other_events, a.other_diag_apart)
     workers = Workers(a.jobs)
     runs = [measure(items, workers) for _ in range(a.rounds or 1)]
     workers.close()

@@ -59,7 +59,7 @@ struct FlowAgents {
 fn udp_sink_recv(cx: &mut Ctx, k: u32, pkt: PktId) {
     let size = cx.net.pool.get(pkt).size;
     cx.net.pool.free(pkt);
-    cx.net.udp.recv(k, size);
+    cx.sched.udp_sinks.recv(k, size);
 }
 
 /// A built, runnable simulation.
@@ -209,6 +209,8 @@ impl Simulation {
                 err(field, name, format!("unknown gateway{}", suggest(name, cfg.gateways.iter().map(|g| &g.name))))
             })
         };
+        // Created here: it holds the UDP sinks' counters (`Scheduler::udp_sinks`).
+        let mut sched = Scheduler::new();
         let mut has_udp_sink = vec![false; net.node_names.len()];
         for (i, fl) in cfg.flows.iter().enumerate() {
             let f = format!("flows[{i}]");
@@ -232,7 +234,8 @@ impl Simulation {
                 Transport::Udp => {
                     check_route(&net, &f, fl, s, d, false)?;
                     let agent = b.agents.len() as u32;
-                    let ui = net.udp.add_sink(i as u32, agent);
+                    let ui = sched.udp_sinks.add_sink();
+                    net.udp.add_sink(i as u32, agent, ui);
                     has_udp_sink[d as usize] = true;
                     b.agents.push(AgentRef::UdpSink(ui));
                     b.flows.push(FlowAgents { sender: None, sink: None, udp_sink: Some(ui) });
@@ -260,7 +263,6 @@ impl Simulation {
         let AgentBuild { mut senders, sinks, mut agents, flows, infos, sessions, .. } = b;
         sessions.finish(&mut senders)?;
         // ---- applications
-        let mut sched = Scheduler::new();
         let mut apps = build_apps(&cfg, &infos, &mut sched)?;
         // Hop folding (`Network::plan_folds`) needs every pair of nodes packets travel
         // between: a flow's, both ways for TCP (data and acks). Web workloads send
@@ -637,7 +639,7 @@ impl Simulation {
                 ft.start_s.push(s.conn_start.get().map_or(f64::NAN, |t| t.as_secs_f64()));
                 ft.acked_by_s.push(&s.acked_by_s());
             } else {
-                let (u_pkts, u_bytes) = fa.udp_sink.map_or((0, 0), |u| self.net.udp.received(u, &pos));
+                let (u_pkts, u_bytes) = fa.udp_sink.map_or((0, 0), |u| self.sched.udp_sinks.received(u, &pos));
                 let sent = self.apps.udp_sent(i);
                 ft.transport.push("udp");
                 ft.data_pkts_sent.push(sent);

@@ -25,7 +25,7 @@ impl Simulation {
             ("tcp senders: transfers, sent logs, SACK", s.conns.iter().map(TcpConn::heap_bytes).sum()),
             ("control blocks", s.cbs.capacity() * size_of::<ControlBlock>()),
             ("tcp sinks", self.sinks.capacity() * size_of::<TcpSink>() + self.sinks.iter().map(TcpSink::heap_bytes).sum::<usize>()),
-            ("udp sinks", net.udp.memory_bytes()),
+            ("udp sinks", net.udp.memory_bytes() + self.sched.udp_sinks.memory_bytes()),
             ("agents and flows", self.agents.capacity() * size_of::<AgentRef>() + self.flows.capacity() * size_of::<FlowAgents>()),
             ("links", net.links.capacity() * size_of::<Link>() + net.link_classes.capacity() * size_of::<LinkClass>() + net.filtered.capacity() * 8),
             ("queue buffers", links_heap),

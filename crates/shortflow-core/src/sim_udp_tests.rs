@@ -3,6 +3,9 @@
 //! datagram by an arrival event -- every table, trace and statistic but the event count
 //! and the memory figure -- whenever the results are read: at the end, after a
 //! `run_until` that stops with datagrams in the air, or paused between any two events.
+//! A last hop fed by one link is folded into its feeder's transmission as well
+//! (`Network::try_fold`): then the hop's start is not an event either, and the pass
+//! credits the sink (`Scheduler::folded_credits`).
 
 use std::collections::HashMap;
 
@@ -35,20 +38,23 @@ fn text(sim: &Simulation) -> String {
 }
 
 /// Run `cfg` to the end with and without elision: identical results. Returns (events
-/// without, deliveries elided).
-fn same_results(what: &str, cfg: &Value) -> (u64, u64) {
+/// without, deliveries elided, last hops folded).
+fn same_results(what: &str, cfg: &Value) -> (u64, u64, u64) {
     let mut plain = build(cfg, false);
     plain.run_to_end();
     let mut elided = build(cfg, true);
     elided.run_to_end();
-    assert_eq!(plain.net.udp.elided, 0, "{what}");
+    assert_eq!(plain.sched.udp_sinks.elided, 0, "{what}");
+    assert_eq!(plain.sched.folded_credits, 0, "{what}");
     assert!(text(&plain) == text(&elided), "{what}: results differ with elided UDP deliveries");
-    // Each elided delivery due by the end is one event less.
+    // Each elided delivery due by the end is one event less, and each folded last hop
+    // passed one more.
     let (ev_plain, ev) = (plain.results().stats.events, elided.results().stats.events);
-    let n = elided.net.udp.elided;
-    let ahead = elided.net.udp.elided_ahead(&elided.loop_position());
-    assert_eq!(ev_plain, ev + n - ahead, "{what}: events {ev_plain} vs {ev} + {n} elided - {ahead} still in the air");
-    (ev_plain, n)
+    let n = elided.sched.udp_sinks.elided;
+    let folded = elided.sched.folded_credits;
+    let ahead = elided.sched.udp_sinks.elided_ahead(&elided.loop_position());
+    assert_eq!(ev_plain, ev + n - ahead + folded, "{what}: events {ev_plain} vs {ev} + {n} elided - {ahead} still in the air + {folded} folded");
+    (ev_plain, n, folded)
 }
 
 fn link_mut<'a>(cfg: &'a mut Value, src: &str, dst: &str) -> &'a mut Value {
@@ -82,14 +88,18 @@ fn udp_cross_traffic_results_are_unchanged() {
     c["trace"] = json!({"acks": true, "cwnd": true, "packets": true, "links": ["r2->e3", "r2->e4", "r1->r2"]});
     cases.push(("traced links", c));
     for (what, cfg) in &cases {
-        let (events, elided) = same_results(what, cfg);
-        eprintln!("{what}: {events} events delivering every datagram, {elided} deliveries elided");
+        let (events, elided, folded) = same_results(what, cfg);
+        eprintln!("{what}: {events} events delivering every datagram, {elided} deliveries elided, {folded} of their hops folded");
         assert!(elided > 0, "{what}: nothing elided");
+        assert!(folded <= elided, "{what}: {folded} of {elided} elided last hops folded");
+        // The bottleneck feeds every last hop; traced, it folds none (`plan_folds`).
+        assert_eq!(folded > 0, *what != "traced links", "{what}: {folded} last hops folded");
     }
     // Every link traced: every arrival writes a line, nothing is elided.
     let mut c = base.clone();
     c["trace"] = json!({"packets": true});
-    assert_eq!(same_results("all traced", &c).1, 0);
+    let (_, elided, folded) = same_results("all traced", &c);
+    assert_eq!((elided, folded), (0, 0));
 }
 
 #[test]
@@ -116,8 +126,9 @@ fn results_read_with_datagrams_in_the_air_are_unchanged() {
         elided.run_until(t);
         assert!(text(&plain) == text(&elided), "results differ at {t:?}");
     }
-    assert!(elided.net.udp.elided > 0);
-    assert!(elided.net.udp.grown > 0, "the long hop's sink never held more than a ring");
+    assert!(elided.sched.udp_sinks.elided > 0);
+    assert!(elided.sched.folded_credits > 0);
+    assert!(elided.sched.udp_sinks.grown > 0, "the long hop's sink never held more than a ring");
 }
 
 #[test]
@@ -141,9 +152,10 @@ fn results_read_between_any_two_events_are_unchanged() {
         assert!(*want == text(&elided), "results differ after the event at {key:?}");
         pauses += 1;
     }
-    let n = elided.net.udp.elided;
-    assert!(n > 100, "{n} elided");
-    let ahead = elided.net.udp.elided_ahead(&elided.loop_position());
-    assert_eq!(pauses + (n - ahead) as usize, at_key.len());
+    let n = elided.sched.udp_sinks.elided;
+    let folded = elided.sched.folded_credits;
+    assert!(n > 100 && folded > 50, "{n} elided, {folded} of their hops folded");
+    let ahead = elided.sched.udp_sinks.elided_ahead(&elided.loop_position());
+    assert_eq!(pauses + (n - ahead + folded) as usize, at_key.len());
     assert!(text(&plain) == text(&elided));
 }

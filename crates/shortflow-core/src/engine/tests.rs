@@ -507,7 +507,7 @@ impl FoldPair {
         self.a.at(SimTime(t_x), Event::Arrive { link: X_LINK + next, pkt });
         let s_x = self.b.reserve_seq();
         assert_eq!(s_x, self.a.seq, "X's number is the one `at` took");
-        self.b.at_fold(feeder as u32, SimTime(t_x), s_x, SimTime(t_x + tx + delay), next, pkt);
+        self.b.at_fold(feeder as u32, SimTime(t_x), s_x, SimTime(t_x + tx + delay), next, pkt, false);
         self.latest_b[next as usize] = pkt;
     }
     /// The resume of link `next`'s latest folded transmission, once `a` passed it: a

@@ -12,7 +12,7 @@ pub mod queue;
 pub mod routing;
 pub mod udp_rx;
 
-use crate::engine::{Event, PktId, Scheduler, VIRT_RESUME};
+use crate::engine::{credit_word, Event, PktId, Scheduler, VIRT_RESUME};
 use crate::error::ConfigError;
 use crate::net::element::{AnyElement, ElemCtx, Verdict, NO_ELEM};
 use crate::names::Names;
@@ -300,11 +300,18 @@ impl Network {
     /// transmission is entered now (busy until `t_x + txt`, counters, resume number
     /// `VIRT_RESUME`) and `Scheduler::at_fold` queues the pass that gives the far-end
     /// arrival and the resume their numbers. Returns false, scheduling nothing,
-    /// otherwise (and marks an unfolded packet towards `l2` in the air); a datagram onto
-    /// a last hop into a UDP sink's node is left to `elide_udp_arrival`.
+    /// otherwise (and marks an unfolded packet towards `l2` in the air).
+    ///
+    /// A datagram onto a last hop into a UDP sink's node is folded only if its delivery
+    /// there would be elided (`elide_udp_arrival`: `l2` leads to its destination, has no
+    /// arrival hooks, and the flow's sink is the packet's agent; sink index and size below
+    /// 2^16, `engine::credit_word`): X's handler would start
+    /// `l2`'s transmission and credit the sink at F's key; the fold starts it and frees
+    /// the packet, and the pass takes F's number and credits the sink with it
+    /// (`Scheduler::at_fold` with the sink), so neither X nor F is an event.
     #[inline(always)]
     fn try_fold(&mut self, sched: &mut Scheduler, l: u32, p: PktId, t_x: SimTime, s_x: u64) -> bool {
-        let Network { links, link_classes: classes, routes, fold, udp, pool, .. } = self;
+        let Network { links, routes, fold, udp, pool, .. } = self;
         let pk = pool.get(p);
         let (dst, size, is_udp) = (pk.dst, pk.size, pk.kind == PktKind::Udp);
         let node = links[l as usize].dst;
@@ -312,10 +319,43 @@ impl Network {
             return false;
         }
         let l2 = routes.next(node, dst);
-        let Some(f) = fold.get_mut(l2 as usize) else { return false };
+        let Some(f) = fold.get(l2 as usize) else { return false };
         if f.feeder != l {
             return false;
         }
+        if is_udp && udp.last_hop(l2) {
+            return self.try_fold_credit(sched, p, t_x, s_x, l2);
+        }
+        self.enter_fold(sched, p, size, t_x, s_x, l2, None)
+    }
+
+    /// `try_fold` of a datagram onto a last hop `l2` into a UDP sink's node: folded only
+    /// as a credited pass (its delivery would be elided).
+    #[inline(always)]
+    fn try_fold_credit(&mut self, sched: &mut Scheduler, p: PktId, t_x: SimTime, s_x: u64, l2: u32) -> bool {
+        let pk = self.pool.get(p);
+        let next = &self.links[l2 as usize];
+        let w = match self.udp.elidable(pk.flow, pk.dst_agent) {
+            Some(k) if next.dst == pk.dst && !next.arrive_hooks() => credit_word(k, pk.size),
+            _ => None,
+        };
+        if w.is_none() {
+            // Its arrival at `l2`'s far node stays an event (or is elided there).
+            self.fold[l2 as usize].unfolded_tx = t_x;
+            return false;
+        }
+        let size = pk.size;
+        self.enter_fold(sched, p, size, t_x, s_x, l2, w)
+    }
+
+    /// The rest of `try_fold`: fold the hop onto `l2` (fed by the caller's link) if `l2`'s
+    /// state allows it; `credit`: the pass credits a UDP sink (`engine::credit_word`)
+    /// instead of queueing the far-end arrival, and the packet is freed.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn enter_fold(&mut self, sched: &mut Scheduler, p: PktId, size: u32, t_x: SimTime, s_x: u64, l2: u32, credit: Option<u32>) -> bool {
+        let Network { links, link_classes: classes, fold, pool, .. } = self;
+        let f = &mut fold[l2 as usize];
         let next = &mut links[l2 as usize];
         // Idle with an empty queue at `t_x`: nothing reaches `l2` but `l`'s packets, the
         // folded ones in the air have entered their transmissions already, and no
@@ -327,8 +367,6 @@ impl Network {
             || !next.passthrough
             || next.traced()
             || !next.queue.is_empty()
-            // A datagram's last hop may be elided instead (cheaper: no event at all).
-            || (is_udp && udp.last_hop(l2))
         {
             f.unfolded_tx = t_x;
             return false;
@@ -344,7 +382,13 @@ impl Network {
         next.bytes_departed += size as u64;
         next.busy_until = t_x + txt;
         next.resume_seq = VIRT_RESUME;
-        sched.at_fold(f.fifo, t_x, s_x, far, l2, p);
+        if let Some(w) = credit {
+            // Credited at the pass (sink and size in `w`): the datagram itself is done with.
+            pool.free(p);
+            sched.at_fold(f.fifo, t_x, s_x, far, l2, w, true);
+        } else {
+            sched.at_fold(f.fifo, t_x, s_x, far, l2, p, false);
+        }
         true
     }
 
@@ -353,13 +397,13 @@ impl Network {
     /// `departures` and `bytes_departed` when reporting.
     pub fn pending_fold_counts(&self, sched: &Scheduler) -> Vec<(u64, u64)> {
         let mut v = Vec::new();
-        for (l, p) in sched.pending_folds() {
+        for (l, p, credited) in sched.pending_folds() {
             if v.is_empty() {
                 v = vec![(0, 0); self.links.len()];
             }
             let c = &mut v[l as usize];
             c.0 += 1;
-            c.1 += self.pool.get(p).size as u64;
+            c.1 += credited.unwrap_or_else(|| self.pool.get(p).size) as u64;
         }
         v
     }
@@ -523,9 +567,9 @@ impl Network {
         }
         let Some(k) = udp.elidable(pk.flow, pk.dst_agent) else { return false };
         let size = pk.size;
-        let pos = (sched.now(), sched.current_seq());
+        let pos = (sched.now().0, sched.current_seq());
         let seq = sched.reserve_seq();
-        udp.credit_ahead(k, pos, at, seq, size);
+        sched.udp_sinks.credit_ahead(k, pos, at.0, seq, size);
         pool.free(p);
         true
     }

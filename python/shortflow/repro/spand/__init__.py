@@ -29,7 +29,7 @@ from .ablations import (AblationResult, ablation_frame, gateway_trace, plot_abla
                         run_ablations)
 from .aggregate import friendliness_summary, scheme_summary
 from .claims import Claim, evaluate_all, fig5_claims
-from .figures import FIGURES, MODES, FigSpec, Settings, diagnose, find_scenario_dir, run_figure
+from .figures import FIGURES, MODES, FigSpec, Settings, diagnose, diagnose_first, find_scenario_dir, run_figure
 
 __all__ = ["run", "ClaimsReport", "FigureResult", "Settings", "MODES", "FIGURES"]
 
@@ -174,8 +174,15 @@ def _run(out: Path, mode: str, jobs: int, st: Settings, sdir: Path, progress: bo
         spec = FIGURES[no]
         say(f"Fig. {no}: {spec.caption}")
         run_dir = out / "runs" / spec.key
-        fr = run_figure(spec, st, sdir, run_dir, jobs=jobs, progress=progress,
-                        reuse=[d for r in runs.values() for d in r.sweep_dirs])
+        reuse = [d for r in runs.values() for d in r.sweep_dirs]
+        first = 0
+        if diagnostics and spec.kind == "schemes":
+            # The diagnostic runs are sweep tasks: run first, each gives its task's entry.
+            d, first = diagnose_first(spec, st, sdir, run_dir, jobs=jobs,
+                                      reuse=[out / "runs" / FIGURES[k].key for k in runs])
+            reuse.append(d)
+        fr = run_figure(spec, st, sdir, run_dir, jobs=jobs, progress=progress, reuse=reuse)
+        fr.computed += first
         runs[no] = fr
         if spec.kind == "schemes":
             table = scheme_summary(fr.rows)
@@ -188,7 +195,7 @@ def _run(out: Path, mode: str, jobs: int, st: Settings, sdir: Path, progress: bo
                 if diagnostics else [])
         tables[no], diags[no] = table, diag
         figures[no] = FigureResult(spec, table, csv, png, run_dir, sdir / spec.file, fr.changes, fr.tasks,
-                                   fr.computed, fr.wall_s, diag, _journal_seconds(fr.sweep_dirs))
+                                   fr.computed, fr.wall_s, diag, _journal_seconds(fr.sweep_dirs + [run_dir / "diag"]))
         say(f"Fig. {no}: {fr.tasks} runs ({fr.computed} computed) in {fr.wall_s:.1f} s")
 
     more, skipped = evaluate_all(tables, diags if diagnostics else None)

@@ -5,9 +5,11 @@ resumable cache) and a few cheap diagnostic runs (spec §4.5)."""
 from __future__ import annotations
 
 import copy
+import io
 import itertools
 import json
 import re
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence
@@ -28,6 +30,7 @@ __all__ = [
     "figure_scenario",
     "run_figure",
     "diagnose",
+    "diagnose_first",
     "path_capacity",
 ]
 
@@ -250,12 +253,30 @@ def path_capacity(sc: Scenario) -> dict[str, float]:
 def _diag_task(config_json: str) -> bytes:
     """One run with every table: a few numbers about TCP/SPAND's start-up decisions, the
     drops on router-to-router links and the concurrency of the measured transfers."""
-    import numpy as np
-
     from ...native import run_json
     from ...results import RunResults
 
-    res = RunResults.from_json(run_json(config_json), json.loads(config_json))
+    return _diag_summary(RunResults.from_json(run_json(config_json), json.loads(config_json)))
+
+
+def _diag_and_entry(config_json: str) -> bytes:
+    """A diagnostic run that is also a sweep task (the same configuration: the same run):
+    the diagnostic summary of `_diag_task` and the transfers table `workers.compute_task`
+    returns, from one run. Packed as the summary's length (8 bytes, little-endian), the
+    summary, then the table's Parquet bytes."""
+    from ...native import run_json
+    from ...results import RunResults
+    from ...workers import transfers_parquet
+
+    out = run_json(config_json)
+    diag = _diag_summary(RunResults.from_json(out, json.loads(config_json)))
+    return len(diag).to_bytes(8, "little") + diag + transfers_parquet(json.loads(out))
+
+
+def _diag_summary(res: Any) -> bytes:
+    """`_diag_task`'s numbers from a run's results (`results.RunResults`)."""
+    import numpy as np
+
     st = res.startup
     spand_flows = set(st["flow"].unique().to_list())
     paced = st.filter(~pl.col("fallback_slow_start"))
@@ -296,13 +317,78 @@ def _mean(s: pl.Series) -> Optional[float]:
     return float(v) if v is not None else None  # type: ignore[arg-type]
 
 
+def _run_pool(todo: list[tuple[str, str]], task_fn: Any, on_done: Any, jobs: int) -> None:
+    """Run `todo` on the reproduction's pool of workers (or inline with one job)."""
+    from ...sweeper import SweepStats, active_pool, run_inline, worker_pool
+
+    stats = SweepStats("local", jobs)
+    shared = active_pool()
+    if jobs == 1:
+        run_inline(todo, task_fn, on_done, stats)
+    elif shared is not None and shared.backend == "local" and shared.jobs == jobs:
+        shared.run(todo, task_fn, on_done, stats)
+    else:
+        with worker_pool(jobs) as pool:
+            pool.run(todo, task_fn, on_done, stats)
+
+
+def diagnose_first(spec: FigSpec, settings: Settings, scenario_dir: Path, out: Path, jobs: int = 2,
+                   reuse: Sequence[Path] = ()) -> tuple[Path, int]:
+    """The diagnostic runs of a five-scheme figure, before its sweep: each is the sweep's
+    task of the ``spand`` scheme at the first seed (same resolved configuration, same key),
+    so one run gives both its diagnostic file (``out/diag/<key>.json``, as `diagnose`
+    writes it) and its cache entry (``out/diag/cache/<key>.parquet``, the transfers table
+    `workers.compute_task` gives). Returns ``out/diag`` and the number of runs made:
+    passed to the sweep's ``reuse``, its entries stand for those tasks, which then run once
+    instead of twice (the figure's computed tasks include them). A diagnostic
+    file already there, or in a ``reuse`` figure's ``diag/``, is not run again (that
+    figure's sweep computed the task). `diagnose` afterwards finds every file. Each run
+    is recorded in ``out/diag/journal.jsonl`` as a sweep's journal records its tasks."""
+    from ...native import resolve_json
+    from ...sweeper import _atomic_write, cache_version, entry_bytes, task_key
+
+    sc, _ = figure_scenario(spec, settings, scenario_dir)
+    d = Path(out) / "diag"
+    (d / "cache").mkdir(parents=True, exist_ok=True)
+    todo: dict[str, str] = {}
+    if spec.kind != "schemes":
+        return d, 0
+    seed = sc.seeds[0]
+    for p in sc.points():
+        if p.get("scheme") != "spand":
+            continue
+        cfg = resolve_json(json.dumps(sc.to_sim_config(p, seed)))
+        key = task_key(cfg, cache_version())
+        if (d / f"{key}.json").exists():
+            continue
+        src = next((r / "diag" / f"{key}.json" for r in reuse if (r / "diag" / f"{key}.json").exists()), None)
+        if src is not None:
+            _atomic_write(d / f"{key}.json", src.read_bytes())
+        else:
+            todo[key] = cfg
+
+    def on_done(key: str, data: bytes, wall: float, cpu: float) -> None:
+        n = int.from_bytes(data[:8], "little")
+        df = pl.read_parquet(io.BytesIO(data[8 + n:]))
+        _atomic_write(d / "cache" / f"{key}.parquet", entry_bytes(df, key, {"scenario": f"{spec.key} diagnostics"}))
+        _atomic_write(d / f"{key}.json", data[8:8 + n])
+        journal.write(json.dumps({"key": key, "diagnostic": True, "wall_s": round(wall, 6), "cpu_s": round(cpu, 6),
+                                  "time": time.time()}) + "\n")
+        journal.flush()
+
+    if todo:
+        with open(d / "journal.jsonl", "a", encoding="utf-8") as journal:
+            _run_pool(list(todo.items()), _diag_and_entry, on_done, jobs)
+    return d, len(todo)
+
+
 def diagnose(run: FigureRun, out: Path, jobs: int = 2, reuse: Sequence[Path] = ()) -> list[dict[str, Any]]:
     """Diagnostic runs of the TCP/SPAND scheme (``spand``, or ``mixed`` in Figs. 18/19) at
     the first seed of every x value, cached in ``out/diag/<key>.json``; one that the
     ``diag`` directory of a figure run before (``reuse``: their output directories) holds
     under the same key is copied from there (the same configuration: the same run)."""
     from ...native import resolve_json
-    from ...sweeper import SweepStats, _atomic_write, active_pool, cache_version, run_inline, task_key, worker_pool
+    from ...sweeper import _atomic_write, cache_version, task_key
 
     spec, sc = run.spec, run.scenario
     cap = path_capacity(sc)
@@ -336,15 +422,7 @@ def diagnose(run: FigureRun, out: Path, jobs: int = 2, reuse: Sequence[Path] = (
         _atomic_write(d / f"{key}.json", data)
 
     if todo:
-        stats = SweepStats("local", jobs)
-        shared = active_pool()
-        if jobs == 1:
-            run_inline(todo, _diag_task, on_done, stats)
-        elif shared is not None and shared.backend == "local" and shared.jobs == jobs:
-            shared.run(todo, _diag_task, on_done, stats)
-        else:
-            with worker_pool(jobs) as pool:
-                pool.run(todo, _diag_task, on_done, stats)
+        _run_pool(todo, _diag_task, on_done, jobs)
     rows = []
     for (info, sub, point), key in zip(subs, keys):
         r = json.loads((d / f"{key}.json").read_text())

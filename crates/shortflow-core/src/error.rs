@@ -33,17 +33,20 @@ pub fn err(field: impl Into<String>, value: impl fmt::Display, msg: impl Into<St
 }
 
 /// `v` must be finite and > 0.
-pub fn positive(field: &str, v: f64) -> Result<f64, ConfigError> {
+///
+/// The field path is any `Display` (a `&str`, or `format_args!("{f}.delay_s")`, which is
+/// written out only for an error: builders call these once per replica copy).
+pub fn positive(field: impl fmt::Display, v: f64) -> Result<f64, ConfigError> {
     if !v.is_finite() || v <= 0.0 {
-        return Err(ConfigError::new(field, v, "must be a finite number greater than 0"));
+        return Err(ConfigError::new(field.to_string(), v, "must be a finite number greater than 0"));
     }
     Ok(v)
 }
 
 /// `v` must be finite and >= 0.
-pub fn non_negative(field: &str, v: f64) -> Result<f64, ConfigError> {
+pub fn non_negative(field: impl fmt::Display, v: f64) -> Result<f64, ConfigError> {
     if !v.is_finite() || v < 0.0 {
-        return Err(ConfigError::new(field, v, "must be a finite number >= 0"));
+        return Err(ConfigError::new(field.to_string(), v, "must be a finite number >= 0"));
     }
     Ok(v)
 }
@@ -79,11 +82,12 @@ pub fn suggest<'a>(name: &str, known: impl Iterator<Item = &'a String>) -> Strin
 pub const MAX_TIME_S: f64 = 1e9;
 
 /// A time in seconds: finite, `>= 0` and at most [`MAX_TIME_S`], as simulator time.
-pub fn time_s(field: &str, v: f64) -> Result<crate::time::SimTime, ConfigError> {
-    let v = non_negative(field, v)?;
+/// The field path as for [`positive`].
+pub fn time_s(field: impl fmt::Display, v: f64) -> Result<crate::time::SimTime, ConfigError> {
+    let v = non_negative(&field, v)?;
     if v > MAX_TIME_S {
         return Err(ConfigError::new(
-            field,
+            field.to_string(),
             v,
             format!("is beyond the simulator's clock range: times must be at most {MAX_TIME_S:e} s (about 31 years)"),
         ));
@@ -92,8 +96,8 @@ pub fn time_s(field: &str, v: f64) -> Result<crate::time::SimTime, ConfigError> 
 }
 
 /// A time in seconds that must also be `> 0` (see [`time_s`]).
-pub fn positive_time_s(field: &str, v: f64) -> Result<crate::time::SimTime, ConfigError> {
-    positive(field, v)?;
+pub fn positive_time_s(field: impl fmt::Display, v: f64) -> Result<crate::time::SimTime, ConfigError> {
+    positive(&field, v)?;
     time_s(field, v)
 }
 

@@ -659,7 +659,7 @@ impl Simulation {
         let pending = self.net.pending_fold_counts(&self.sched);
         for (l, link) in self.net.links.iter().enumerate() {
             let (n, bytes) = pending.get(l).copied().unwrap_or((0, 0));
-            r.links.link.push(&self.net.link_name(l));
+            r.links.link.push_fmt(format_args!("{}", self.net.link_label(l)));
             r.links.arrivals.push(link.arrivals - n);
             r.links.departures.push(link.departures(self.net.filtered(l)) - n);
             r.links.drops.push(link.drops);
@@ -781,8 +781,8 @@ impl AgentBuild {
         let i = self.flows.len() as u32;
         let mut rng = Rng::for_source(cfg.seed, &format!("tcp:{name}"));
         let boot = fl.tcp.boot_time_s.unwrap_or_else(|| rng.uniform() * p.rtt.tick);
-        let startup = AnyStartup::build(&format!("{f}.startup"), &fl.startup, fl.tcp.window, resolve_gateway)?;
-        sink_params = sink_params.with_tcp(&format!("{f}.sink"), p.size, p.syn)?;
+        let startup = AnyStartup::build(format_args!("{f}.startup"), &fl.startup, fl.tcp.window, resolve_gateway)?;
+        sink_params = sink_params.with_tcp(format_args!("{f}.sink"), p.size, p.syn)?;
         sink_params.sack = p.sack.then_some(p.sack_max_blocks);
         let sender_agent = self.agents.len() as u32;
         let sink_agent = sender_agent + 1;

@@ -101,6 +101,23 @@ fn a_replica_runs_as_its_copies_written_out() {
 }
 
 #[test]
+fn copies_of_lossy_red_access_links_run_as_written_out() {
+    // Copies 2.. of a replica's access links are made like copy 1's
+    // (`LinkSet::add_like`): the same queue settings (RED with its state), the same
+    // loss probabilities, each direction with its own random stream.
+    let mut v = compact();
+    v["replicas"][0]["access"] = json!({"rate_bps": 1e7, "delay_s": 0.002, "loss": 0.01, "reverse_loss": 0.02,
+        "queue": {"kind": "red", "limit_pkts": 20, "thresh": 3, "maxthresh": 12, "q_weight": 0.02}});
+    v["replicas"][1]["dst_access"]["loss"] = json!(0.03);
+    let a = results(&traced(v.clone()));
+    let b = results(&traced(written_out(v)));
+    assert_eq!(a, b, "every table, every trace row equal");
+    let r: Value = serde_json::from_str(&a).unwrap();
+    let drops: u64 = r["links"]["drops"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).sum();
+    assert!(drops > 0, "random loss on the access links");
+}
+
+#[test]
 fn replica_hosts_and_flows_are_named_like_nodes() {
     // An address and a traced link may name a replica's host.
     let mut v = compact();

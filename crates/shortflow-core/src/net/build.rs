@@ -145,15 +145,34 @@ impl LinkSet<'_> {
             let qf = if k == 0 { format!("{f}.queue") } else { format!("{f}.reverse_queue") };
             let queue = crate::net::queue::build(&qf, q, rate, delay)?;
             let class = self.class(rate.round() as u64, delay_t);
-            let mut link = Link::new(a, b, class, queue);
-            if loss > 0.0 {
-                let name = format!("loss:{}->{}", &self.names[a as usize], &self.names[b as usize]);
-                link.set_loss(Some(Box::new(RandomLoss { p: loss, rng: Rng::for_source(self.cfg.seed, &name), lost: 0 })));
-            }
-            self.links.push(link);
-            self.pairs.push((a, b));
+            self.push(Link::new(a, b, class, queue), loss);
         }
         Ok(())
+    }
+
+    /// Add a link from `a` to `b` made as link `proto` was by [`LinkSet::add`] (a
+    /// replica's access link: copy 0's was validated and added, the others copy it):
+    /// the same class, a queue built from the same settings (`proto`'s, still empty
+    /// while building: its clone), the same loss probability with the new link's own
+    /// random stream. The same link `add` would build for `a -> b`, without validating
+    /// and formatting field paths once per copy.
+    fn add_like(&mut self, proto: usize, a: u32, b: u32) {
+        let p = &self.links[proto];
+        debug_assert!(p.queue.is_empty() && p.arrivals == 0, "a prototype link is fresh");
+        let link = Link::new(a, b, p.class, p.queue.clone());
+        let loss = p.loss().map_or(0.0, |l| l.p);
+        self.push(link, loss);
+    }
+
+    /// Append `link` with random loss `loss` (0: none), its stream named by its ends.
+    fn push(&mut self, mut link: Link, loss: f64) {
+        let (a, b) = (link.src, link.dst);
+        if loss > 0.0 {
+            let name = format!("loss:{}->{}", &self.names[a as usize], &self.names[b as usize]);
+            link.set_loss(Some(Box::new(RandomLoss { p: loss, rng: Rng::for_source(self.cfg.seed, &name), lost: 0 })));
+        }
+        self.links.push(link);
+        self.pairs.push((a, b));
     }
 
     /// The class of links of `rate_bps` and `delay`, added if new.
@@ -256,10 +275,21 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
             Some(l) => (l, &fd),
             None => (&access, &fa),
         };
+        // Copy 0's links are validated and added as an explicit link's; the other
+        // copies' are made like them (`LinkSet::add_like`).
+        let first = set.links.len();
         for i in 0..r.count {
             let (hs, hd) = rn.hosts(i);
-            set.add(&fa, hs, rn.src, &access, None)?;
-            set.add(dfield, rn.dst, hd, dl, None)?;
+            if i == 0 {
+                set.add(&fa, hs, rn.src, &access, None)?;
+                set.add(dfield, rn.dst, hd, dl, None)?;
+                debug_assert_eq!(set.links.len(), first + 4, "access links are duplex");
+            } else {
+                for k in 0..4 {
+                    let (a, b) = [(hs, rn.src), (rn.src, hs), (rn.dst, hd), (hd, rn.dst)][k];
+                    set.add_like(first + k, a, b);
+                }
+            }
         }
     }
     let LinkSet { links, classes, pairs: link_pairs, .. } = set;

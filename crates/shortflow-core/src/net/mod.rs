@@ -633,7 +633,19 @@ impl Network {
     }
 
     pub fn link_name(&self, l: usize) -> String {
+        self.link_label(l).to_string()
+    }
+
+    /// The name of link `l`, `src->dst`, as a `Display` (the results write it into
+    /// their name table without a `String` per link).
+    pub fn link_label(&self, l: usize) -> impl std::fmt::Display + '_ {
+        struct Label<'a>(&'a str, &'a str);
+        impl std::fmt::Display for Label<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}->{}", self.0, self.1)
+            }
+        }
         let k = &self.links[l];
-        format!("{}->{}", &self.node_names[k.src as usize], &self.node_names[k.dst as usize])
+        Label(&self.node_names[k.src as usize], &self.node_names[k.dst as usize])
     }
 }

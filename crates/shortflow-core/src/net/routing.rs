@@ -87,20 +87,38 @@ impl Routes {
     /// they were added).
     pub fn new(n_nodes: usize, links: &[(u32, u32)]) -> Routes {
         let n = n_nodes;
-        let mut out: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut incoming: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
-        for (i, &(s, d)) in links.iter().enumerate() {
-            out[s as usize].push(i as u32);
-            incoming[d as usize].push((s, i as u32));
-        }
+        // The links leaving and entering each node, in link order: one array each,
+        // indexed by node (`start[u]..start[u + 1]`), not a vector per node (with a
+        // replica's 2 hosts per connection, three allocations per node were most of
+        // building the routes).
+        let by = |end: fn(&(u32, u32)) -> u32| -> (Vec<u32>, Vec<u32>) {
+            let mut start = vec![0u32; n + 1];
+            for l in links {
+                start[end(l) as usize + 1] += 1;
+            }
+            for u in 0..n {
+                start[u + 1] += start[u];
+            }
+            let mut next = start.clone();
+            let mut items = vec![0u32; links.len()];
+            for (i, l) in links.iter().enumerate() {
+                let k = &mut next[end(l) as usize];
+                items[*k as usize] = i as u32;
+                *k += 1;
+            }
+            (start, items)
+        };
+        let (out_start, out_links) = by(|l| l.0);
+        let (in_start, in_links) = by(|l| l.1);
+        let incoming = |u: usize| in_links[in_start[u] as usize..in_start[u + 1] as usize].iter().map(|&i| (links[i as usize].0, i));
         // Leaves: one outgoing link, every incoming link from that link's far end.
         let mut nodes = Vec::with_capacity(n);
         let mut rows = 0u32;
         for u in 0..n {
-            let leaf = match out[u].as_slice() {
+            let leaf = match &out_links[out_start[u] as usize..out_start[u + 1] as usize] {
                 &[li] => {
                     let r = links[li as usize].1;
-                    incoming[u].iter().all(|&(s, _)| s == r).then_some((li, r))
+                    incoming(u).all(|(s, _)| s == r).then_some((li, r))
                 }
                 _ => None,
             };
@@ -112,11 +130,14 @@ impl Routes {
                 }
             });
         }
-        // Incoming links from core nodes only, in link order.
-        let incoming_core: Vec<Vec<(u32, u32)>> = incoming
-            .iter()
-            .map(|v| v.iter().copied().filter(|&(s, _)| nodes[s as usize].row != NONE).collect())
-            .collect();
+        // Incoming links from core nodes only, in link order (indexed as above).
+        let mut core_in_start = Vec::with_capacity(n + 1);
+        let mut core_in: Vec<(u32, u32)> = Vec::new();
+        core_in_start.push(0u32);
+        for u in 0..n {
+            core_in.extend(incoming(u).filter(|&(s, _)| nodes[s as usize].row != NONE));
+            core_in_start.push(core_in.len() as u32);
+        }
         let mut core = vec![NONE; rows as usize * n];
         // Visited marks stamped with the destination, so nothing is reset per search.
         let mut seen = vec![NONE; n];
@@ -129,7 +150,7 @@ impl Routes {
             // Only core in-neighbours are scanned, the root's included (a leaf root's
             // in-neighbour is its own neighbour; if that is a leaf, it has no row).
             while let Some(v) = q.pop_front() {
-                for &(u, li) in &incoming_core[v as usize] {
+                for &(u, li) in &core_in[core_in_start[v as usize] as usize..core_in_start[v as usize + 1] as usize] {
                     if seen[u as usize] == stamp {
                         continue;
                     }

@@ -12,7 +12,7 @@ use crate::rng::Rng;
 use crate::time::SimTime;
 
 /// A time in seconds within the clock's range (see [`time_s`]), as seconds.
-fn secs(field: &str, v: f64) -> Result<f64, ConfigError> {
+fn secs(field: impl std::fmt::Display, v: f64) -> Result<f64, ConfigError> {
     time_s(field, v).map(|_| v)
 }
 
@@ -448,8 +448,8 @@ fn ftp_app(
     finite_apps_left: &mut usize,
 ) -> Result<App, ConfigError> {
     let FtpSpec { start_s, bytes, start_jitter_s, stop_s, duration_s } = *spec;
-    let s0 = secs(&format!("{f}.start_s"), start_s)?;
-    let j = secs(&format!("{f}.start_jitter_s"), start_jitter_s)?;
+    let s0 = secs(format_args!("{f}.start_s"), start_s)?;
+    let j = secs(format_args!("{f}.start_jitter_s"), start_jitter_s)?;
     if let Some(b) = bytes {
         if b == 0 {
             return Err(err(format!("{f}.bytes"), b, "must be at least 1 byte"));
@@ -457,7 +457,7 @@ fn ftp_app(
         *finite_apps_left += 1;
     }
     let s = if j > 0.0 { s0 + Rng::for_source(seed, &format!("ftp:{flow}")).uniform() * j } else { s0 };
-    let start = time_s(&format!("{f}.start_s"), s)?;
+    let start = time_s(format_args!("{f}.start_s"), s)?;
     let waits = !after.is_empty();
     if waits {
         waiters.push(Waiter { app: ai, flows: after, delay: start, fired: false });
@@ -487,5 +487,19 @@ fn ftp_app(
 
 /// `x` rounded to 15 significant digits, as Python's `float(f"{x:.15g}")`.
 fn round15(x: f64) -> f64 {
-    format!("{x:.14e}").parse().unwrap_or(x)
+    // Written on the stack (once per replica copy: no allocation); 32 bytes hold any
+    // f64 in this form ("-1.23456789012345e-308" is 22).
+    struct Buf([u8; 32], usize);
+    impl std::fmt::Write for Buf {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            let end = self.1 + s.len();
+            self.0.get_mut(self.1..end).ok_or(std::fmt::Error)?.copy_from_slice(s.as_bytes());
+            self.1 = end;
+            Ok(())
+        }
+    }
+    let mut b = Buf([0; 32], 0);
+    use std::fmt::Write;
+    write!(b, "{x:.14e}").expect("an f64 in {:.14e} fits 32 bytes");
+    std::str::from_utf8(&b.0[..b.1]).expect("ASCII").parse().unwrap_or(x)
 }

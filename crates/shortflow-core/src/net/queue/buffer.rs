@@ -11,6 +11,7 @@ use crate::net::packet::PacketPool;
 use crate::rng::Rng;
 use super::ring::Ring;
 
+#[derive(Clone)]
 pub struct Buffer {
     pub(super) q: Ring,
     /// DropTail's packet limit (`DropTail::limit`), kept here in the buffer's padding,

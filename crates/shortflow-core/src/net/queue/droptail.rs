@@ -16,6 +16,7 @@ use crate::engine::PktId;
 use crate::error::ConfigError;
 use crate::net::packet::PacketPool;
 
+#[derive(Clone)]
 pub struct DropTail {
     /// The buffer, which also holds the limit (`Buffer::limit`, see [`DropTail::limit`]).
     buf: Buffer,

@@ -55,6 +55,7 @@ pub struct QueueCtx<'a> {
 /// RED is boxed: its state is ~25 words, and unboxed it would make every `Link` (which
 /// holds its queue inline) several cache lines long, though DropTail needs only a few
 /// words. Keeping `Link` small keeps the per-hop fields of the hot path together.
+#[derive(Clone)]
 pub enum AnyQueue {
     DropTail(DropTail),
     Red(Box<Red>),

@@ -58,6 +58,7 @@ pub struct RedStats {
     pub marks: u64,
 }
 
+#[derive(Clone)]
 pub struct Red {
     /// The packets, victim rule and stages.
     buf: Buffer,

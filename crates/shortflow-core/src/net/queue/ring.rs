@@ -116,6 +116,17 @@ pub struct Ring {
     len: u32,
 }
 
+/// The same packets in the same order (in a ring of its own, grown as needed).
+impl Clone for Ring {
+    fn clone(&self) -> Ring {
+        let mut r = Ring::new();
+        for x in self.iter() {
+            r.push_back(x);
+        }
+        r
+    }
+}
+
 impl Default for Ring {
     fn default() -> Self {
         Ring::new()

@@ -87,7 +87,7 @@ impl SinkParams {
 
     /// Give the sink its flow's TCP segment payload and SYN exchange (`field` is the
     /// sink's path, for errors): the reader's buffer must hold one segment.
-    pub fn with_tcp(mut self, field: &str, seg_bytes: u32, syn: bool) -> Result<SinkParams, ConfigError> {
+    pub fn with_tcp(mut self, field: impl std::fmt::Display, seg_bytes: u32, syn: bool) -> Result<SinkParams, ConfigError> {
         if let Some(r) = &self.reader {
             r.check_segment(&format!("{field}.reader"), seg_bytes)?;
         }

@@ -243,20 +243,23 @@ macro_rules! dispatch {
 impl AnyStartup {
     /// Build the policy a flow's `startup` table asks for (`field` is its path in the
     /// configuration, for errors; `resolve_gateway` maps a gateway name to its index).
+    /// `field` is written out only for the policies that have settings (a replica's
+    /// copies build the plain ones once per copy).
     pub fn build(
-        field: &str,
+        field: impl std::fmt::Display,
         cfg: &StartupConfig,
         tcp_window: u32,
         resolve_gateway: &dyn Fn(&str, &str) -> Result<usize, ConfigError>,
     ) -> Result<AnyStartup, ConfigError> {
+        let field = || field.to_string();
         Ok(match cfg {
             StartupConfig::Ns2 => AnyStartup::Ns2(Ns2),
             StartupConfig::IdleRestart => AnyStartup::IdleRestart(IdleRestart),
             StartupConfig::NoRestart => AnyStartup::NoRestart(NoRestart),
-            StartupConfig::Spand(sc) => AnyStartup::Spand(Box::new(Spand::from_config(field, sc, tcp_window, resolve_gateway)?)),
-            StartupConfig::FastStart(fc) => AnyStartup::FastStart(Box::new(FastStart::from_config(field, fc)?)),
-            StartupConfig::FairShare(fc) => AnyStartup::FairShare(Box::new(FairShare::from_config(field, fc, tcp_window)?)),
-            StartupConfig::Linux(lc) => AnyStartup::Linux(Box::new(LinuxStart::from_config(field, lc)?)),
+            StartupConfig::Spand(sc) => AnyStartup::Spand(Box::new(Spand::from_config(&field(), sc, tcp_window, resolve_gateway)?)),
+            StartupConfig::FastStart(fc) => AnyStartup::FastStart(Box::new(FastStart::from_config(&field(), fc)?)),
+            StartupConfig::FairShare(fc) => AnyStartup::FairShare(Box::new(FairShare::from_config(&field(), fc, tcp_window)?)),
+            StartupConfig::Linux(lc) => AnyStartup::Linux(Box::new(LinuxStart::from_config(&field(), lc)?)),
         })
     }
 

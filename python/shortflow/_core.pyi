@@ -25,6 +25,19 @@ def run(
     not depend on the slicing. Raises ValueError("field = value: message") for a bad
     configuration."""
 
+def run_columns(
+    config_json: str,
+    progress: Optional[Callable[[int, float, float], None]] = None,
+    slice_events: Optional[int] = None,
+) -> tuple[dict[str, list[tuple[str, str, int, bytes, Optional[bytes], Optional[bytes]]]], str]:
+    """``run`` with the result tables as typed columns instead of JSON: ``(tables,
+    stats_json)``, ``tables`` from each table's name (``RunResults``' order, ``stats``
+    apart) to its columns ``(name, kind, rows, data, offsets, validity)``: ``kind`` one
+    of ``empty u8 u32 u64 i64 f64 bool str list_u64``, the buffers little-endian and
+    laid out as Arrow's (``offsets``: rows + 1 i64; ``validity``: a bitmap of the
+    finite rows of an ``f64`` column holding a non-finite value, which JSON writes as
+    null). ``RunResults.from_columns`` reads them."""
+
 def resolve(config_json: str) -> str:
     """The configuration with every default filled in, as JSON."""
 

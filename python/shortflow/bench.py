@@ -151,15 +151,16 @@ def scale_scenario(n: int) -> dict[str, Any]:
 
 #: One scale run in a fresh interpreter: the resident set after the imports, the CPU time
 #: of validating + expanding, of the core's own call (building, running, collecting the
-#: results and writing them as JSON; thread CPU time, the GIL is released but the call
-#: runs on this thread) and of the run as a user's ``simulate`` does it (the core's call
-#: plus reading the results into polars), and the run's statistics.
+#: results and copying them out as typed columns, ``run_columns``; thread CPU time, the
+#: GIL is released but the call runs on this thread) and of the run as a user's
+#: ``simulate`` does it (the core's call plus building the polars frames), and the run's
+#: statistics.
 _SCALE = (
     "import json, sys, time\n"
-    "import polars\n"
+    "import polars, pyarrow\n"
     "from shortflow.bench import scale_scenario, _vm_hwm\n"
     "from shortflow.scenario import Scenario\n"
-    "from shortflow.native import core, resolve_json, run_json\n"
+    "from shortflow.native import core, resolve_json\n"
     "from shortflow.results import RunResults\n"
     "core()\n"
     "base = _vm_hwm()\n"
@@ -170,10 +171,9 @@ _SCALE = (
     "c1 = time.process_time()\n"
     "resolved = resolve_json(cfg)\n"
     "t0 = time.thread_time()\n"
-    "text = run_json(resolved)\n"
+    "tables, stats = core().run_columns(resolved)\n"
     "t1 = time.thread_time()\n"
-    "res = RunResults.from_json(text, json.loads(resolved))\n"
-    "del text\n"
+    "res = RunResults.from_columns(tables, stats, json.loads(resolved))\n"
     "c2 = time.process_time()\n"
     "st = res.stats\n"
     "done = int(res.transfers['end_s'].is_not_nan().sum())\n"
@@ -204,8 +204,8 @@ def run_scale(sizes: Sequence[int] = SCALE_SIZES, timeout: float = 3600.0) -> di
     the run, ``stats.sim_bytes`` over n: the per-connection state without the result
     tables, Python and the allocator's overhead), CPU times (``cpu_s`` the whole process's;
     ``expand_cpu_s`` validating and expanding; ``core_cpu_s`` the core's own call: building,
-    running, collecting the results and writing them as JSON; ``run_cpu_s`` that call plus
-    reading the results into polars, as ``Scenario.simulate``), the delivered data packets,
+    running, collecting the results and copying them out as typed columns; ``run_cpu_s``
+    that call plus building the polars frames, as ``Scenario.simulate``), the delivered data packets,
     events, and per delivered data packet ``core_ns_per_pkt``, ``run_ns_per_pkt`` and
     ``ns_per_pkt`` (whole process: Python's start-up and imports, about 0.35 s, included).
 

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping, Optional
 from .errors import SimulationError
 from .results import RunResults
 
-__all__ = ["core", "run_json", "run_config", "resolve", "resolve_json", "canonical_json", "CoreMissing",
+__all__ = ["core", "run_json", "run_results", "run_config", "resolve", "resolve_json", "canonical_json", "CoreMissing",
            "describe_core_error"]
 
 
@@ -106,8 +106,24 @@ def resolve_tcp_profile(tcp: Mapping[str, Any]) -> Optional[dict[str, Any]]:
 def run_json(config_json: str, progress: Optional[Callable[[int, float, float], None]] = None) -> str:
     """Run one simulation (GIL released) and return the results JSON. ``progress(events,
     sim_time_s, duration_s)`` is called now and then during the run when given."""
+    return _run(core().run, config_json, progress)
+
+
+def run_results(config_json: str, progress: Optional[Callable[[int, float, float], None]] = None,
+                config: Optional[dict[str, Any]] = None) -> RunResults:
+    """Run one simulation (as :func:`run_json`) and return every result table as polars
+    frames: the frames ``RunResults.from_json(run_json(...))`` gives, built from the
+    core's typed columns (``_core.run_columns``) instead of JSON text, so a large run's
+    tables are never held as text and Python objects. ``config`` is kept as the results'
+    ``config``."""
+    tables, stats = _run(core().run_columns, config_json, progress)
+    return RunResults.from_columns(tables, stats, config)
+
+
+def _run(fn: Callable[..., Any], config_json: str, progress: Optional[Callable[[int, float, float], None]]) -> Any:
+    """``fn(config_json[, progress])`` with the core's configuration errors named."""
     try:
-        return core().run(config_json) if progress is None else core().run(config_json, progress)
+        return fn(config_json) if progress is None else fn(config_json, progress)
     except ValueError as e:
         raise SimulationError(f"the core rejected the configuration: {describe_core_error(str(e), config_json)}") from None
 
@@ -118,8 +134,7 @@ def run_config(config: Mapping[str, Any] | str,
     table as polars frames. Configuration errors raise :class:`SimulationError`
     naming the field and value. ``progress``: see :func:`run_json`."""
     resolved = resolve_json(config)
-    out = run_json(resolved, progress)
-    return RunResults.from_json(out, json.loads(resolved))
+    return run_results(resolved, progress, json.loads(resolved))
 
 
 # --- core error messages -> field path and value ----------------------------------------

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional, Sequence
 
 import polars as pl
 
-__all__ = ["RunResults", "SCHEMAS", "frame", "transfers_frame", "KIND_NAMES", "LOSS_COUNTERS", "TRANSFER_COUNTERS",
-           "loss_counters", "transfer_loss_counters"]
+__all__ = ["RunResults", "SCHEMAS", "frame", "columns_frame", "transfers_frame", "KIND_NAMES", "LOSS_COUNTERS",
+           "TRANSFER_COUNTERS", "loss_counters", "transfer_loss_counters"]
 
 #: Loss-recovery counters of the ``flows`` table (``tcp::recovery::LossCounters``, Linux MIB
 #: names: TCPRetransSegs, TCPTimeouts, TCPLossProbes, TCPLossProbeRecovery, TCPFastRetrans,
@@ -132,12 +132,52 @@ def frame(table: str, columns: Mapping[str, list[Any]] | None) -> pl.DataFrame:
     return pl.DataFrame(data)
 
 
+def columns_frame(table: str, columns: Sequence[tuple[Any, ...]]) -> pl.DataFrame:
+    """The frame :func:`frame` makes of the same table's JSON, from the core's typed
+    columns (``_core.run_columns``; ``shortflow_core::columns``): each column a tuple
+    ``(name, kind, rows, data, offsets, validity)`` of little-endian buffers laid out
+    as Arrow's, read as Arrow arrays without copying and handed to polars. A non-finite
+    float comes as null, as the JSON writes it."""
+    schema = SCHEMAS[table]
+    got = {c[0]: _column_series(*c, schema.get(c[0])) for c in columns}
+    n = max((len(v) for v in got.values()), default=0)
+    data = [got.pop(name) if name in got else pl.Series(name, [None] * n, dtype=dtype, strict=False)
+            for name, dtype in schema.items()]
+    return pl.DataFrame(data + list(got.values()))
+
+
+def _column_series(name: str, kind: str, rows: int, data: bytes, offsets: Optional[bytes],
+                   validity: Optional[bytes], dtype: Any) -> pl.Series:
+    """One of the core's columns (see :func:`columns_frame`) as a series of ``dtype``
+    (the schema's; None: the column's own)."""
+    import pyarrow as pa
+
+    if kind == "empty":
+        return pl.Series(name, [], dtype=dtype, strict=False)
+    valid = pa.py_buffer(validity) if validity is not None else None
+    if kind == "str":
+        arr = pa.Array.from_buffers(pa.large_string(), rows, [valid, pa.py_buffer(offsets), pa.py_buffer(data)])
+    elif kind == "list_u64":
+        values = pa.Array.from_buffers(pa.uint64(), len(data) // 8, [None, pa.py_buffer(data)])
+        arr = pa.Array.from_buffers(pa.large_list(pa.uint64()), rows, [valid, pa.py_buffer(offsets)], children=[values])
+    else:
+        arr = pa.Array.from_buffers(getattr(pa, _ARROW_TYPES[kind])(), rows, [valid, pa.py_buffer(data)])
+    s = pl.Series(name, arr)
+    return s if dtype is None or s.dtype == dtype else s.cast(dtype)
+
+
+#: Arrow types (pyarrow's names) of the core's fixed-width column kinds (``columns::Kind::name``).
+_ARROW_TYPES = {"u8": "uint8", "u32": "uint32", "u64": "uint64", "i64": "int64", "f64": "float64", "bool": "bool_"}
+
+
+#: The transfers' times that are null while a transfer is unfinished.
+TRANSFER_TIMES = ("end_s", "completion_s", "delivered_s")
+
+
 def transfers_frame(columns: Mapping[str, list[Any]] | None) -> pl.DataFrame:
     """The transfers table; ``end_s``/``completion_s`` are null for unfinished transfers
     (the core's NaN travels as JSON null)."""
-    df = frame("transfers", columns)
-    return df.with_columns(pl.col("end_s").fill_nan(None), pl.col("completion_s").fill_nan(None),
-                           pl.col("delivered_s").fill_nan(None))
+    return _nan_to_null(frame("transfers", columns), TRANSFER_TIMES)
 
 
 def _nan_to_null(df: pl.DataFrame, cols: tuple[str, ...]) -> pl.DataFrame:
@@ -181,18 +221,32 @@ class RunResults:
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any], config: dict[str, Any] | None = None) -> "RunResults":
+        return cls._from_frames({t: frame(t, raw.get(t)) for t in SCHEMAS}, raw.get("stats"), config)
+
+    @classmethod
+    def from_columns(cls, tables: dict[str, Sequence[tuple[Any, ...]]], stats_json: str,
+                     config: dict[str, Any] | None = None) -> "RunResults":
+        """The results of ``_core.run_columns`` (the same frames :meth:`from_json` makes of
+        ``_core.run``'s JSON). Each table's buffers are dropped from ``tables`` (a dict)
+        once its frame is made."""
+        frames = {t: columns_frame(t, tables.pop(t, None) or ()) for t in SCHEMAS}
+        return cls._from_frames(frames, json.loads(stats_json), config)
+
+    @classmethod
+    def _from_frames(cls, f: Mapping[str, pl.DataFrame], stats: Optional[Mapping[str, Any]],
+                     config: dict[str, Any] | None) -> "RunResults":
         return cls(
-            transfers=transfers_frame(raw.get("transfers")),
-            flows=frame("flows", raw.get("flows")),
-            links=frame("links", raw.get("links")),
-            acks=frame("acks", raw.get("acks")),
-            packets=frame("packets", raw.get("packets")),
-            cwnd=frame("cwnd", raw.get("cwnd")),
-            startup=frame("startup", raw.get("startup")),
-            cc=frame("cc", raw.get("cc")),
-            pages=_nan_to_null(frame("pages", raw.get("pages")), ("end_s", "download_s")),
-            objects=_nan_to_null(frame("objects", raw.get("objects")), ("request_s", "end_s", "time_s")),
-            stats=dict(raw.get("stats") or {}),
+            transfers=_nan_to_null(f["transfers"], TRANSFER_TIMES),
+            flows=f["flows"],
+            links=f["links"],
+            acks=f["acks"],
+            packets=f["packets"],
+            cwnd=f["cwnd"],
+            startup=f["startup"],
+            cc=f["cc"],
+            pages=_nan_to_null(f["pages"], ("end_s", "download_s")),
+            objects=_nan_to_null(f["objects"], ("request_s", "end_s", "time_s")),
+            stats=dict(stats or {}),
             config=dict(config or {}),
         )
 

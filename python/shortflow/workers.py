@@ -92,8 +92,6 @@ def _cancel_event() -> Optional[threading.Event]:
 def compute_task(config_json: str) -> bytes:
     """Run one task: the core's transfers table as Parquet bytes. Runs in worker
     processes, the driver thread or on Ray; must stay a module-level function."""
-    import json
-
     cancel = _cancel_event()
     delay = os.environ.get(DELAY_ENV)
     if delay:
@@ -102,25 +100,22 @@ def compute_task(config_json: str) -> bytes:
                 raise _Cancelled
         else:
             time.sleep(float(delay))
-    from .native import run_json
+    from .native import run_results
 
     progress = None
     if cancel is not None:
         def progress(_events: int, _t: float, _d: float) -> None:
             if cancel.is_set():
                 raise _Cancelled
-    return transfers_parquet(json.loads(run_json(config_json, progress)))
+    return transfers_parquet(run_results(config_json, progress).transfers)
 
 
-def transfers_parquet(out: dict[str, Any]) -> bytes:
-    """A run's transfers table (`run_json`'s output, parsed) as `compute_task` returns it."""
+def transfers_parquet(transfers: Any) -> bytes:
+    """A run's transfers table (``RunResults.transfers``) as `compute_task` returns it."""
     import io
 
-    from .results import transfers_frame
-
-    df = transfers_frame(out.get("transfers"))
     buf = io.BytesIO()
-    df.write_parquet(buf, compression="zstd", statistics=False)
+    transfers.write_parquet(buf, compression="zstd", statistics=False)
     return buf.getvalue()
 
 
@@ -152,7 +147,10 @@ def _worker_init(driver_pid: int) -> None:
     # workers). Workers are started with SIGINT ignored already (see _spawning_workers).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_driver(driver_pid)
-    # What every task needs, loaded before the worker says it is ready.
+    # What every task needs, loaded before the worker says it is ready (pyarrow reads
+    # the core's result columns).
+    import pyarrow  # noqa: F401
+
     from . import native, results  # noqa: F401
 
     with contextlib.suppress(Exception):

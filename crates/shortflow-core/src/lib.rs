@@ -14,8 +14,10 @@
 //! - [`world`]: what an event handler may touch (scheduler, network, shared state).
 //! - [`profile`]: named TCP profiles (`tcp.profile = "linux"`) and MTU-derived sizes,
 //!   resolved when a flow is read.
-//! - [`config`] is the input contract, [`results`] the output tables, [`sim`] ties them.
+//! - [`config`] is the input contract, [`results`] the output tables (written out as JSON,
+//!   or as typed column buffers by [`columns`]), [`sim`] ties them.
 
+pub mod columns;
 pub mod config;
 pub mod engine;
 pub mod error;

@@ -1,7 +1,8 @@
 //! `shortflow._core`: the thin PyO3 boundary around `shortflow-core`.
 //!
-//! Everything crosses as JSON text (configurations in, result tables out) or plain
-//! numbers, so the Python side owns all presentation and the core owns all semantics.
+//! Everything crosses as JSON text (configurations in, result tables out), plain
+//! numbers, or (`run_columns`) the result tables as typed column buffers, so the Python
+//! side owns all presentation and the core owns all semantics.
 //! Errors: configuration problems become `ValueError("field = value: message")`;
 //! a panic inside the core never unwinds into Python: it is caught and reported as
 //! `RuntimeError` with the panic message.
@@ -11,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use shortflow_core::config::{InfeasiblePolicy, SimConfig};
 use shortflow_core::spand::theory;
@@ -89,6 +90,64 @@ fn run(
     progress: Option<Bound<'_, PyAny>>,
     slice_events: Option<u64>,
 ) -> PyResult<String> {
+    let results = simulate(py, config_json, progress, slice_events)?;
+    detached_guard(py, "run", move || serde_json::to_string(&results))?
+        .map_err(|e| PyRuntimeError::new_err(format!("could not serialise results: {e}")))
+}
+
+/// `run`, with the result tables as typed columns instead of JSON text: returns
+/// `(tables, stats_json)`, `tables` a dict from each table's name (in `RunResults`'
+/// order, `stats` apart) to its columns, each a tuple `(name, kind, rows, data,
+/// offsets, validity)` (`shortflow_core::columns`: `kind` is `Kind::name`, the buffers
+/// are `bytes`, little-endian, `offsets` and `validity` `None` when the kind has none).
+/// Each column is copied into its `bytes` and freed, and each table as soon as its
+/// columns are out, so the run's tables are never held twice.
+#[pyfunction]
+#[pyo3(signature = (config_json, progress=None, slice_events=None))]
+fn run_columns<'py>(
+    py: Python<'py>,
+    config_json: &str,
+    progress: Option<Bound<'py, PyAny>>,
+    slice_events: Option<u64>,
+) -> PyResult<(Bound<'py, PyDict>, String)> {
+    let mut results = simulate(py, config_json, progress, slice_events)?;
+    let stats = serde_json::to_string(&results.stats)
+        .map_err(|e| PyRuntimeError::new_err(format!("could not serialise results: {e}")))?;
+    let tables = PyDict::new(py);
+    let mut current: Option<(&'static str, Vec<Bound<'py, PyTuple>>)> = None;
+    let mut done: Vec<(&'static str, Vec<Bound<'py, PyTuple>>)> = Vec::new();
+    let bytes = |b: &[u8]| -> Option<Bound<'py, PyBytes>> { (!b.is_empty()).then(|| PyBytes::new(py, b)) };
+    guard("run_columns", || {
+        results
+            .drain_columns(&mut |table, c| {
+                if current.as_ref().is_none_or(|(t, _)| *t != table) {
+                    done.extend(current.replace((table, Vec::new())));
+                }
+                let data = PyBytes::new(py, &c.data);
+                let offsets = bytes(&c.offsets);
+                let validity = bytes(&c.validity);
+                let col = (c.name, c.kind.name(), c.len, data, offsets, validity);
+                drop(c);
+                let tuple = col.into_pyobject(py).expect("a tuple of Python objects");
+                current.as_mut().expect("set above").1.push(tuple);
+            })
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    })?;
+    done.extend(current);
+    for (table, cols) in done {
+        tables.set_item(table, PyList::new(py, cols)?)?;
+    }
+    Ok((tables, stats))
+}
+
+/// Build and run a simulation (see `run`); the simulation is freed before the results
+/// are returned: with 10^5 connections it held as much memory again as the tables.
+fn simulate(
+    py: Python<'_>,
+    config_json: &str,
+    progress: Option<Bound<'_, PyAny>>,
+    slice_events: Option<u64>,
+) -> PyResult<shortflow_core::results::RunResults> {
     if slice_events == Some(0) {
         return Err(PyValueError::new_err("slice_events = 0: a slice must hold at least one event"));
     }
@@ -123,15 +182,12 @@ fn run(
         }
     }
     let mut results = sim.results();
-    // The simulation is freed before the results are written out: with 10^5 connections
-    // it held as much memory again as the tables and their JSON text.
     drop(sim);
     results.stats.wall_s = t0.elapsed().as_secs_f64();
     if let Some(cb) = &progress {
         cb.call1((results.stats.events, results.stats.sim_end_s, duration_s))?;
     }
-    detached_guard(py, "run", move || serde_json::to_string(&results))?
-        .map_err(|e| PyRuntimeError::new_err(format!("could not serialise results: {e}")))
+    Ok(results)
 }
 
 /// Memory of a built, idle simulation: JSON with `rss_before_bytes`, `rss_after_bytes`,
@@ -382,6 +438,7 @@ fn version() -> &'static str {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_columns, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_tcp_profile, m)?)?;
     m.add_function(wrap_pyfunction!(idle_footprint, m)?)?;

@@ -253,10 +253,9 @@ def path_capacity(sc: Scenario) -> dict[str, float]:
 def _diag_task(config_json: str) -> bytes:
     """One run with every table: a few numbers about TCP/SPAND's start-up decisions, the
     drops on router-to-router links and the concurrency of the measured transfers."""
-    from ...native import run_json
-    from ...results import RunResults
+    from ...native import run_results
 
-    return _diag_summary(RunResults.from_json(run_json(config_json), json.loads(config_json)))
+    return _diag_summary(run_results(config_json, config=json.loads(config_json)))
 
 
 def _diag_and_entry(config_json: str) -> bytes:
@@ -264,13 +263,12 @@ def _diag_and_entry(config_json: str) -> bytes:
     the diagnostic summary of `_diag_task` and the transfers table `workers.compute_task`
     returns, from one run. Packed as the summary's length (8 bytes, little-endian), the
     summary, then the table's Parquet bytes."""
-    from ...native import run_json
-    from ...results import RunResults
+    from ...native import run_results
     from ...workers import transfers_parquet
 
-    out = run_json(config_json)
-    diag = _diag_summary(RunResults.from_json(out, json.loads(config_json)))
-    return len(diag).to_bytes(8, "little") + diag + transfers_parquet(json.loads(out))
+    res = run_results(config_json, config=json.loads(config_json))
+    diag = _diag_summary(res)
+    return len(diag).to_bytes(8, "little") + diag + transfers_parquet(res.transfers)
 
 
 def _diag_summary(res: Any) -> bytes:

@@ -32,6 +32,13 @@ fn build(cfg: &Value, prefetch: bool) -> Simulation {
     sim
 }
 
+/// `text` without `sim_bytes` (the far timers' buckets are memory of their own).
+fn strip_sim_bytes(t: &str) -> String {
+    let i = t.find("sim_bytes: ").expect("stats carry sim_bytes") + "sim_bytes: ".len();
+    let j = i + t[i..].find(|c: char| !c.is_ascii_digit()).expect("text after sim_bytes");
+    format!("{}{}", &t[..i], &t[j..])
+}
+
 fn text(sim: &Simulation) -> String {
     let mut r = sim.results();
     r.stats.wall_s = 0.0;
@@ -56,6 +63,23 @@ fn prefetching_changes_no_result() {
             k += 1;
         }
         assert_eq!(text(&sliced), text(&off), "n = {n}, in slices");
+    }
+    // Far timers (`Scheduler::enable_far_timers`, on with prefetching) change nothing
+    // either: off in the large run, on in a small one.
+    for (n, d, far) in [(300, 30.0, true), (2500, 5.0, false)] {
+        let cfg = scale(n, d);
+        let mut a = build(&cfg, true);
+        if far {
+            a.sched_mut().enable_far_timers(20, 4096);
+        } else {
+            a.sched_mut().disable_far_timers();
+        }
+        let mut b = build(&cfg, true);
+        a.run_to_end();
+        b.run_to_end();
+        assert_eq!(a.sched.fired, b.sched.fired);
+        let (ta, tb) = (text(&a), text(&b));
+        assert_eq!(strip_sim_bytes(&ta), strip_sim_bytes(&tb), "n = {n}, far timers {far}");
     }
     // A large run switches it on by itself, a small one not.
     assert!(build(&scale(PREFETCH_MIN_CONNS as u32, 1.0), false).prefetch_default());

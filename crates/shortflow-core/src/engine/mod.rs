@@ -91,12 +91,31 @@
 //!    `Network::try_fold`) queues nothing: it credits the sink's counters ([`credits`],
 //!    `udp_sinks`) with F's key, the number the pass takes for F.
 //!
+//! 7. **Far timers** (large runs; [`Scheduler::enable_far_timers`]). With 10^5
+//!    connections the timer heap holds ~10^5 entries, most of them retransmission
+//!    timers due seconds ahead, and every entry that pops early (its timer pushed back
+//!    by acks since: point 2) sifts down through ~17 levels of cold memory to its due
+//!    key, among the latest; so does every park lane's next head. Instead, a timer
+//!    slot's entry due at or after a *horizon* waits unsorted in a bucket of
+//!    `2^width_bits` ns (`far`), and the timer heap holds the others and the park lanes'
+//!    heads (a few hundred). When the heap's minimum is not before the horizon (or the
+//!    heap is empty), the horizon's bucket is opened: the horizon moves one bucket on
+//!    and the bucket's entries go into the heap. Every bucketed entry is due at or
+//!    after the horizon, so a heap minimum before it is the minimum of all timer
+//!    entries, and the pop order stays exactly `(time, seq)`. Opening a bucket also
+//!    does at once what the pop loop would do when such an entry reached the heap's
+//!    top: a stale entry is dropped, a pushed-back one moved to its due key (into the
+//!    heap or a later bucket) -- neither is delivered nor takes a number there, so doing
+//!    it earlier changes nothing -- with the slots hinted a chunk at a time, so that
+//!    their misses overlap. Small runs keep the one heap (`horizon == u64::MAX`).
+//!
 //! The heaps are hand-written binary min-heaps of 24-byte entries keyed by
 //! `(time, seq << 12 | tag)`: the event kind rides in the low bits of the tie-breaker,
 //! which cannot change the order because sequence numbers are unique. In the 45 Mb/s,
 //! 20-flow dumbbell the main heap holds ~4.5 entries on average and the timer heap 20.
 
 pub mod credits;
+mod far;
 
 use crate::time::SimTime;
 
@@ -399,8 +418,13 @@ const _: () = assert!(std::mem::size_of::<TimerSlot>() == 48);
 pub struct Scheduler {
     /// Events other than `Timer`-slot entries: lane heads, TxDone, App, ...
     heap: Heap,
-    /// Entries of `Timer` slots, kept apart (see the module docs).
+    /// Entries of `Timer` slots, kept apart (see the module docs); with `far`, only
+    /// those due before `horizon`.
     theap: Heap,
+    /// Large runs: timer entries due at or after `horizon` wait in buckets (module
+    /// docs, 7.); `horizon` is `u64::MAX` without (every entry in `theap`).
+    far: Option<Box<far::FarTimers>>,
+    horizon: u64,
     /// FIFOs of arrivals (see the module docs).
     /// Direct-mapped: an arrival `delta` ahead goes to lane `lane_slot(delta)` (if that
     /// lane is idle or holds the same offset). Indexing the lanes by the hash directly
@@ -469,12 +493,15 @@ impl Scheduler {
             + self.timers.capacity() * size_of::<TimerSlot>()
             + self.pass_fifos.iter().map(|f| f.buf.len() * size_of::<Pass>()).sum::<usize>()
             + self.fold_resume.capacity() * size_of::<u64>()
+            + self.far.as_ref().map_or(0, |f| f.memory_bytes())
     }
 
     pub fn new() -> Self {
         Scheduler {
             heap: Heap(Vec::with_capacity(256)),
             theap: Heap(Vec::with_capacity(64)),
+            far: None,
+            horizon: u64::MAX,
             lanes: (0..LANE_TAB)
                 .map(|_| Lane::new())
                 .collect::<Vec<_>>()
@@ -814,7 +841,7 @@ impl Scheduler {
                     let e = Entry { time: slot.due, sk: slot.due_seq << KIND_BITS | K_TIMER, a: top.a, b: 0 };
                     slot.queued_time = e.time;
                     slot.queued_sk = e.sk;
-                    self.theap.replace_top(e);
+                    self.timer_replace_top(e);
                     self.sync_aux();
                     continue;
                 }
@@ -860,7 +887,14 @@ impl Scheduler {
     /// `next_timer` and `next_aux` after the timer heap changed.
     #[inline(always)]
     fn sync_aux(&mut self) {
-        self.next_timer = self.theap.top().map_or(u128::MAX, Entry::key);
+        self.next_timer = match self.theap.top() {
+            Some(e) if e.time < self.horizon => e.key(),
+            _ if self.horizon != u64::MAX => {
+                self.open_far();
+                self.theap.top().map_or(u128::MAX, Entry::key)
+            }
+            top => top.map_or(u128::MAX, Entry::key),
+        };
         self.sync_pass();
     }
 
@@ -885,7 +919,8 @@ impl Scheduler {
         let parked: usize = self.park_lanes.iter().map(|l| l.q.len()).sum();
         let park_heads = self.park_lanes.iter().filter(|l| !l.q.is_empty()).count();
         let passes: usize = self.pass_fifos.iter().map(|f| f.len).sum();
-        self.heap.0.len() + self.theap.0.len() - heads - park_heads + lanes + parked + passes
+        let far = self.far.as_ref().map_or(0, |f| f.len);
+        self.heap.0.len() + self.theap.0.len() + far - heads - park_heads + lanes + parked + passes
     }
 
     // ------------------------------------------------------------------
@@ -970,7 +1005,7 @@ impl Scheduler {
             s.queued = true;
             s.queued_time = at.0;
             s.queued_sk = sk;
-            self.theap.push(Entry { time: at.0, sk, a: slot, b: 0 });
+            self.timer_push(Entry { time: at.0, sk, a: slot, b: 0 });
             self.sync_aux();
         }
     }
@@ -1064,6 +1099,118 @@ impl Scheduler {
             None => self.theap.remove_top(),
         }
         ev
+    }
+
+    /// Queue a timer slot's entry `e`: in the timer heap if due before the horizon, else
+    /// in the far buckets (module docs, 7.). (A park lane's head always goes into the
+    /// heap: there are a few hundred at most.)
+    #[inline(always)]
+    fn timer_push(&mut self, e: Entry) {
+        if e.time < self.horizon {
+            self.theap.push(e);
+        } else {
+            self.far_push(e);
+        }
+    }
+
+    /// Replace the timer heap's minimum by `e` (as `timer_push`).
+    #[inline(always)]
+    fn timer_replace_top(&mut self, e: Entry) {
+        if e.time < self.horizon {
+            self.theap.replace_top(e);
+        } else {
+            self.theap.remove_top();
+            self.far_push(e);
+        }
+    }
+
+    /// `e` is due at or after the horizon: into the far buckets (without them, the
+    /// horizon is `u64::MAX` and `e` is due then: into the heap).
+    #[inline(never)]
+    fn far_push(&mut self, e: Entry) {
+        match &mut self.far {
+            Some(f) => f.push(e),
+            None => self.theap.push(e),
+        }
+    }
+
+    /// Keep the timer slots' entries due after a horizon out of the timer heap, in
+    /// buckets of `2^width_bits` ns, `buckets` (a power of two) of them in a ring (module
+    /// docs, 7.; large runs, `Simulation::new`).
+    pub fn enable_far_timers(&mut self, width_bits: u32, buckets: usize) {
+        assert!(self.far.is_none(), "far timers enabled twice");
+        let f = far::FarTimers::new(width_bits, buckets, (self.now.0 >> width_bits) + 1);
+        self.horizon = f.horizon();
+        self.far = Some(Box::new(f));
+        if self.horizon == u64::MAX {
+            self.far = None;
+        }
+    }
+
+    /// Back to the one timer heap (tests compare runs with and without far timers).
+    #[cfg(test)]
+    pub(crate) fn disable_far_timers(&mut self) {
+        if let Some(mut f) = self.far.take() {
+            f.drain_all(|e| self.theap.push(e));
+            self.horizon = u64::MAX;
+            self.sync_aux();
+        }
+    }
+
+    /// The timer heap's minimum is not before the horizon (or the heap is empty), with
+    /// far entries waiting (`sync_aux`): open the horizon's buckets until it is (or
+    /// none is left). An opened
+    /// bucket's entries go into the heap, except those the pop loop would only drop or
+    /// move when they reach the heap's top: a stale entry (its slot re-armed earlier,
+    /// or parked, since) is dropped, and the entry of a timer pushed back since it was
+    /// queued is moved to the due key at once (into the heap or a later bucket), which
+    /// is what the pop loop would do (module docs, 2.) without delivering or numbering
+    /// anything. Their slots are hinted a chunk at a time, so that their misses overlap.
+    #[cold]
+    #[inline(never)]
+    fn open_far(&mut self) {
+        let Scheduler { far, theap, timers, horizon, .. } = self;
+        while theap.top().is_none_or(|e| e.time >= *horizon) {
+            let Some(f) = far.as_mut() else { return };
+            if f.len == 0 {
+                return;
+            }
+            f.open(|f, chunk| {
+                for e in chunk {
+                    if e.sk & KIND_MASK == K_TIMER {
+                        crate::prefetch::elem(timers, e.a as usize);
+                    }
+                }
+                let h = f.horizon();
+                for &e in chunk {
+                    if e.sk & KIND_MASK == K_TIMER {
+                        let s = &mut timers[e.a as usize];
+                        if !s.queued || s.queued_time != e.time || s.queued_sk != e.sk {
+                            continue;
+                        }
+                        if s.due != e.time || s.due_seq != e.seq() {
+                            debug_assert!((s.due, s.due_seq) > (e.time, e.seq()));
+                            let n = Entry { time: s.due, sk: s.due_seq << KIND_BITS | K_TIMER, a: e.a, b: 0 };
+                            s.queued_time = n.time;
+                            s.queued_sk = n.sk;
+                            if n.time < h || h == u64::MAX {
+                                theap.push(n);
+                            } else {
+                                f.push(n);
+                            }
+                            continue;
+                        }
+                    }
+                    theap.push(e);
+                }
+            });
+            *horizon = f.horizon();
+            if *horizon == u64::MAX {
+                // The next bucket would end past the end of time: the heap takes all.
+                f.drain_all(|e| theap.push(e));
+                *far = None;
+            }
+        }
     }
 
     /// Timer slot `slot` is no longer parked: its next firing is delivered.

@@ -211,8 +211,17 @@ impl Rand {
 /// sequence of effective events (an event that a handler would act on: every non-timer
 /// event, and timer events whose generation is live), each at the same (time, seq).
 fn compare_random(seed: u64, steps: usize, n_links: u32, n_timers: usize, n_pops_per_step: u64) {
+    compare_random_far(seed, steps, n_links, n_timers, n_pops_per_step, None)
+}
+
+/// `compare_random`, with far timers (`Scheduler::enable_far_timers`: bucket width bits
+/// and ring length) when `far` is given.
+fn compare_random_far(seed: u64, steps: usize, n_links: u32, n_timers: usize, n_pops_per_step: u64, far: Option<(u32, usize)>) {
     let mut r = Rand(seed);
     let mut s = Scheduler::new();
+    if let Some((w, b)) = far {
+        s.enable_far_timers(w, b);
+    }
     let mut rf = RefSched::new();
     let mut timers: Vec<Timer> = (0..n_timers).map(|_| Timer::default()).collect();
     let mut rtimers: Vec<RefTimer> = vec![RefTimer::default(); n_timers];
@@ -413,6 +422,39 @@ fn random_workloads_match_reference_heap() {
     for seed in 0..40 {
         compare_random(seed, 20_000, 1 + (seed % 7) as u32, 1 + (seed % 5) as usize, 4);
     }
+}
+
+/// Far timers (module docs, 7.) with buckets of 1 to 64 ns and rings of 2 to 64 buckets
+/// (the random delays reach 3 000 ns: entries in the ring, in the overflow, horizons
+/// that jump over an empty ring, pushed-back and stale entries met when a bucket opens).
+#[test]
+fn far_timers_match_reference_heap() {
+    for seed in 0..60 {
+        let far = Some(((seed % 7) as u32, 2 << (seed % 6)));
+        compare_random_far(seed, 20_000, 1 + (seed % 7) as u32, 1 + (seed % 13) as usize, 4, far);
+    }
+    compare_random_far(4242, 300_000, 8, 40, 3, Some((3, 16)));
+}
+
+/// A far timer due at the end of time: the horizon cannot pass it, so the heap takes
+/// every entry (and the order is still `(time, seq)`).
+#[test]
+fn far_timers_at_the_end_of_time() {
+    let mut s = Scheduler::new();
+    s.enable_far_timers(4, 4);
+    let mut t: Vec<Timer> = (0..4).map(|_| Timer::default()).collect();
+    t[0].resched(&mut s, SimTime(u64::MAX), 0, 0);
+    t[1].resched(&mut s, SimTime(u64::MAX - 3), 1, 0);
+    t[2].resched(&mut s, SimTime(100), 2, 0);
+    t[3].resched(&mut s, SimTime(u64::MAX), 3, 0);
+    let mut order = vec![];
+    while let Some(Event::Timer { agent, gen, .. }) = s.pop(SimTime::MAX) {
+        if t[agent as usize].fire(gen) {
+            order.push((agent, s.now().0));
+        }
+    }
+    assert_eq!(order, vec![(2, 100), (1, u64::MAX - 3), (0, u64::MAX), (3, u64::MAX)]);
+    assert_eq!(s.pending(), 0);
 }
 
 #[test]

@@ -739,7 +739,7 @@ impl TcpConn {
     /// scheduler (`TcpSenders::serve`, after the event), which shares the window.
     /// A block with none of the holds and limits below (`hook::SEND_MUCH` clear) runs
     /// ns-2's loop alone.
-    #[inline]
+    #[inline(always)]
     fn send_much(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, maxburst: i32) {
         if cb.hooks & hook::SEND_MUCH == 0 {
             self.send_loop::<false>(cb, cx, maxburst);

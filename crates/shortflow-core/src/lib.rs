@@ -20,6 +20,7 @@
 pub mod columns;
 pub mod config;
 pub mod engine;
+mod fifo;
 pub mod error;
 pub mod fairshare;
 pub mod names;

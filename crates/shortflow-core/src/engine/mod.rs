@@ -117,6 +117,8 @@
 pub mod credits;
 mod far;
 
+use crate::fifo::Fifo;
+
 use crate::time::SimTime;
 
 /// Index of a packet in the packet arena.
@@ -159,7 +161,7 @@ const KIND_BITS: u32 = 12;
 const KIND_MASK: u64 = 0xF;
 
 /// A heap entry. `sk = seq << 12 | extra << 4 | kind`; ordering is by `(time, sk)`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Entry {
     time: u64,
     sk: u64,
@@ -182,21 +184,16 @@ impl Entry {
 /// A FIFO of arrivals that were all scheduled `delta` ns ahead of the clock (an idle
 /// lane may be taken over by another offset).
 ///
-/// A ring buffer of power-of-two size rather than a `VecDeque`: indices wrap with a
-/// mask, and the key of the newest arrival is kept next to the header, so the
+/// A [`Fifo`] of arrivals (power-of-two ring, 64 entries to start with) rather than a
+/// `VecDeque`, with the key of the newest arrival kept next to the header, so the
 /// "does it keep the lane sorted" test of `insert_arrival` reads no buffer memory.
 /// The arrivals are stored as the heap entries that represent the lane when they
 /// reach its head (`lane_entry`), so the lane's next head goes into the heap as it
-/// is. The buffer only grows (doubling), so the hot path never allocates.
+/// is.
 struct Lane {
-    buf: Box<[Entry]>,
-    /// `buf.len() - 1` (0 while the buffer is empty).
-    mask: usize,
-    /// Index of the oldest arrival, and number of arrivals queued.
-    head: usize,
-    len: usize,
+    q: Fifo<Entry, 64>,
     delta: u64,
-    /// Key of the newest arrival (meaningful while `len > 0`): its time and `sk`
+    /// Key of the newest arrival (meaningful while `q` is not empty): its time and `sk`
     /// (all entries of a lane share the low bits of `sk`, so `sk` orders them as
     /// their sequence numbers do).
     back_time: u64,
@@ -204,59 +201,28 @@ struct Lane {
 }
 
 impl Lane {
-    const EMPTY: Entry = Entry { time: 0, sk: 0, a: 0, b: 0 };
-
     /// An unused lane: no buffer until its first arrival.
     fn new() -> Self {
-        Lane { buf: Box::new([]), mask: 0, head: 0, len: 0, delta: 0, back_time: 0, back_sk: 0 }
+        Lane { q: Fifo::new(), delta: 0, back_time: 0, back_sk: 0 }
     }
 
     #[inline(always)]
     fn push_back(&mut self, e: Entry) {
-        if self.len == self.buf.len() {
-            self.grow();
-        }
-        let i = (self.head + self.len) & self.mask;
-        debug_assert!(i < self.buf.len());
-        // SAFETY: after the test above the buffer is not empty, and a non-empty buffer's
-        // length is a power of two with `mask == buf.len() - 1` (`grow`, the only place
-        // that sets either): a masked index is in bounds.
-        unsafe { *self.buf.get_unchecked_mut(i) = e };
-        self.len += 1;
+        self.q.push_back(e);
         self.back_time = e.time;
         self.back_sk = e.sk;
     }
 
     /// Remove the oldest arrival (the lane must be non-empty; its heap entry carries
     /// the arrival, see `lane_entry`, so it is not read here); returns the heap entry
-    /// of the new oldest one, if any.
+    /// of the new oldest one, if any. (The lane held an arrival: `pop` calls this only
+    /// for the lane whose entry is the main heap's top, and a lane has an entry in the
+    /// heap exactly while it holds arrivals: `insert_arrival` pushes it with the first,
+    /// `pop` removes it with the last.)
     #[inline(always)]
     fn pop_front(&mut self) -> Option<Entry> {
-        debug_assert!(self.len > 0, "lane in heap is non-empty");
-        self.head = (self.head + 1) & self.mask;
-        self.len -= 1;
-        debug_assert!(self.head < self.buf.len());
-        // SAFETY: the lane held an arrival (`pop` calls this only for the lane whose
-        // entry is the main heap's top, and a lane has an entry in the heap exactly while
-        // it holds arrivals: `insert_arrival` pushes it with the first, `pop` removes it
-        // with the last), so its buffer is not empty, and `head` is masked (see
-        // `push_back`).
-        (self.len > 0).then(|| unsafe { *self.buf.get_unchecked(self.head) })
-    }
-
-    /// Double the buffer (64 entries to start with), keeping the order (oldest first
-    /// at index 0).
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self) {
-        let n = self.buf.len();
-        let mut nb = vec![Self::EMPTY; (2 * n).max(64)].into_boxed_slice();
-        for (k, slot) in nb.iter_mut().take(self.len).enumerate() {
-            *slot = self.buf[(self.head + k) & self.mask];
-        }
-        self.buf = nb;
-        self.mask = self.buf.len() - 1;
-        self.head = 0;
+        self.q.advance();
+        self.q.front().copied()
     }
 }
 
@@ -324,69 +290,9 @@ pub fn credit_word(k: u32, size: u32) -> Option<u32> {
 }
 
 /// The pending passes of the folds made on one feeder link, in key order (a link's
-/// arrivals reach its far node in transmission order). A ring buffer of power-of-two
-/// size that only grows (doubling), as `Lane`.
-#[derive(Default)]
-struct PassFifo {
-    buf: Box<[Pass]>,
-    head: usize,
-    len: usize,
-}
-
-impl PassFifo {
-    #[inline(always)]
-    fn mask(&self) -> usize {
-        self.buf.len().wrapping_sub(1)
-    }
-    #[inline(always)]
-    fn back(&self) -> Option<&Pass> {
-        (self.len > 0).then(|| &self.buf[(self.head + self.len - 1) & self.mask()])
-    }
-    #[inline(always)]
-    fn push_back(&mut self, p: Pass) {
-        if self.len == self.buf.len() {
-            self.grow();
-        }
-        let i = (self.head + self.len) & self.mask();
-        debug_assert!(i < self.buf.len());
-        // SAFETY: after the test above the buffer is not empty, and its length is a
-        // power of two (`grow`: 16, then doubling), so a masked index is in bounds.
-        unsafe { *self.buf.get_unchecked_mut(i) = p };
-        self.len += 1;
-    }
-    /// Remove the oldest pass (the FIFO must be non-empty) and return it.
-    #[inline(always)]
-    fn pop_front(&mut self) -> Pass {
-        assert!(self.len > 0);
-        debug_assert!(self.head < self.buf.len());
-        // SAFETY: the FIFO holds a pass, so its buffer is not empty, and `head` is
-        // masked (see `push_back`).
-        let p = unsafe { *self.buf.get_unchecked(self.head) };
-        self.head = (self.head + 1) & self.mask();
-        self.len -= 1;
-        p
-    }
-    #[inline(always)]
-    fn front(&self) -> Option<&Pass> {
-        debug_assert!(self.len == 0 || self.head < self.buf.len());
-        // SAFETY: as `pop_front`, when the FIFO holds a pass.
-        (self.len > 0).then(|| unsafe { self.buf.get_unchecked(self.head) })
-    }
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self) {
-        let n = self.buf.len();
-        let mut nb = vec![Pass::default(); (2 * n).max(16)].into_boxed_slice();
-        for (k, slot) in nb.iter_mut().take(self.len).enumerate() {
-            *slot = self.buf[(self.head + k) & self.mask()];
-        }
-        self.buf = nb;
-        self.head = 0;
-    }
-    fn iter(&self) -> impl Iterator<Item = &Pass> + '_ {
-        (0..self.len).map(move |k| &self.buf[(self.head + k) & self.mask()])
-    }
-}
+/// arrivals reach its far node in transmission order): a [`Fifo`] of 16 entries to
+/// start with.
+type PassFifo = Fifo<Pass, 16>;
 
 /// State of one [`Timer`]'s scheduler slot.
 #[derive(Clone, Copy, Debug)]
@@ -489,9 +395,9 @@ impl Scheduler {
         use std::mem::size_of;
         (self.heap.0.capacity() + self.theap.0.capacity()) * size_of::<Entry>()
             + size_of::<[Lane; LANE_TAB]>()
-            + self.lanes.iter().map(|l| l.buf.len() * size_of::<Entry>()).sum::<usize>()
+            + self.lanes.iter().map(|l| l.q.capacity() * size_of::<Entry>()).sum::<usize>()
             + self.timers.capacity() * size_of::<TimerSlot>()
-            + self.pass_fifos.iter().map(|f| f.buf.len() * size_of::<Pass>()).sum::<usize>()
+            + self.pass_fifos.iter().map(|f| f.capacity() * size_of::<Pass>()).sum::<usize>()
             + self.fold_resume.capacity() * size_of::<u64>()
             + self.far.as_ref().map_or(0, |f| f.memory_bytes())
     }
@@ -646,7 +552,7 @@ impl Scheduler {
         // `s_x` increases.
         debug_assert!(f.back().is_none_or(|b| (b.time, b.sk) < (p.time, p.sk)), "a feeder's passes in key order");
         f.push_back(p);
-        if f.len == 1 {
+        if f.len() == 1 {
             self.pass_heap.push(Entry { time: p.time, sk: p.sk, a: fifo, b: 0 });
             self.next_pass = self.pass_heap.0[0].key();
             self.sync_pass();
@@ -771,7 +677,7 @@ impl Scheduler {
                     let h = (top.sk >> 4) as usize & (LANE_TAB - 1);
                     debug_assert!({
                         let l = &self.lanes[h];
-                        let e = l.buf[l.head];
+                        let e = *l.q.front().expect("a lane in the heap holds an arrival");
                         e.time == top.time && e.sk == top.sk && e.a == top.a && e.b == top.b
                     });
                     if TRACK_LANE {
@@ -863,10 +769,7 @@ impl Scheduler {
     #[inline(always)]
     pub fn lane_ahead(&self, lane: u32, d: usize) -> Option<(u32, PktId)> {
         let l = &self.lanes[lane as usize & (LANE_TAB - 1)];
-        (d < l.len).then(|| {
-            let e = &l.buf[(l.head + d) & l.mask];
-            (e.a, e.b)
-        })
+        l.q.get(d).map(|e| (e.a, e.b))
     }
 
     /// Hint timer `t`'s slot (`crate::prefetch`), if it has one.
@@ -914,11 +817,11 @@ impl Scheduler {
     /// Queued entries (arrivals in lanes, other events, timer entries, park-lane
     /// entries).
     pub fn pending(&self) -> usize {
-        let lanes: usize = self.lanes.iter().map(|l| l.len).sum();
-        let heads = self.lanes.iter().filter(|l| l.len > 0).count();
+        let lanes: usize = self.lanes.iter().map(|l| l.q.len()).sum();
+        let heads = self.lanes.iter().filter(|l| !l.q.is_empty()).count();
         let parked: usize = self.park_lanes.iter().map(|l| l.q.len()).sum();
         let park_heads = self.park_lanes.iter().filter(|l| !l.q.is_empty()).count();
-        let passes: usize = self.pass_fifos.iter().map(|f| f.len).sum();
+        let passes: usize = self.pass_fifos.iter().map(|f| f.len()).sum();
         let far = self.far.as_ref().map_or(0, |f| f.len);
         self.heap.0.len() + self.theap.0.len() + far - heads - park_heads + lanes + parked + passes
     }
@@ -952,7 +855,7 @@ impl Scheduler {
         let h = lane_slot(delta);
         let lane = &mut self.lanes[h];
         let e = lane_entry(h, time, seq, link, pkt);
-        if lane.len == 0 {
+        if lane.q.is_empty() {
             // An idle lane (never used, or drained) is taken over for this offset.
             lane.delta = delta;
             lane.push_back(e);

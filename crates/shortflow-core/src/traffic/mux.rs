@@ -22,7 +22,7 @@
 //! exist for the sources' packet intervals, taken at build; a push that would break a
 //! lane's order goes to the heap (checked every time, so order never rests on the
 //! argument above). Capacities are reserved at build: no allocation per packet. A lane
-//! is a ring of a power-of-two capacity (indices wrap with a mask), keys are compared
+//! is a [`Fifo`] (the engine's power-of-two ring) that never grows, keys are compared
 //! as one `u128`.
 //!
 //! **In the scheduler.** The armed event is a `K_MUX` entry of the scheduler's main
@@ -35,11 +35,12 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::engine::Scheduler;
+use crate::fifo::Fifo;
 use crate::time::SimTime;
 
 /// A pending source event: key `(time, seq)` as one integer (`time << 64 | seq`: a
 /// single comparison), and the source's application index.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 struct Pending {
     key: u128,
     app: u32,
@@ -69,20 +70,10 @@ const MAX_LANES: usize = 8;
 /// fills; a push into a full ring goes to the heap instead).
 struct Lane {
     dist: u64,
-    buf: Box<[Pending]>,
-    /// `buf.len() - 1`.
-    mask: usize,
-    head: usize,
-    len: usize,
-    /// Key of the newest event (meaningful while `len > 0`).
+    /// Sized once (`UdpMux::reserve`); never grows.
+    q: Fifo<Pending, 1>,
+    /// Key of the newest event (meaningful while `q` is not empty).
     back: u128,
-}
-
-impl Lane {
-    #[inline(always)]
-    fn front(&self) -> Option<Pending> {
-        (self.len > 0).then(|| self.buf[self.head & self.mask])
-    }
 }
 
 /// The sources' pending events, and which one is in the scheduler.
@@ -103,7 +94,7 @@ impl UdpMux {
         self.sources += 1;
         if let Some(d) = interval {
             if d.0 > 0 && self.lanes.len() < MAX_LANES && !self.lanes.iter().any(|l| l.dist == d.0) {
-                self.lanes.push(Lane { dist: d.0, buf: Box::new([]), mask: 0, head: 0, len: 0, back: 0 });
+                self.lanes.push(Lane { dist: d.0, q: Fifo::new(), back: 0 });
             }
         }
     }
@@ -113,9 +104,8 @@ impl UdpMux {
     pub fn reserve(&mut self) {
         let n = self.sources.max(1).next_power_of_two();
         for l in &mut self.lanes {
-            debug_assert_eq!(l.len, 0, "lanes are empty until the run starts");
-            l.buf = vec![Pending { key: 0, app: 0 }; n].into_boxed_slice();
-            l.mask = n - 1;
+            debug_assert!(l.q.is_empty(), "lanes are empty until the run starts");
+            l.q.reserve_total(n);
         }
         self.heap.reserve(self.sources);
     }
@@ -140,9 +130,8 @@ impl UdpMux {
         let d = at.0 - now.0;
         for l in &mut self.lanes {
             if l.dist == d {
-                if (l.len == 0 || l.back < e.key) && l.len < l.buf.len() {
-                    l.buf[(l.head + l.len) & l.mask] = e;
-                    l.len += 1;
+                if (l.q.is_empty() || l.back < e.key) && l.q.len() < l.q.capacity() {
+                    l.q.push_back(e);
                     l.back = e.key;
                     return;
                 }
@@ -179,7 +168,7 @@ impl UdpMux {
         let mut best = self.heap.peek().map_or(u128::MAX, |r| r.0.key);
         let mut from = usize::MAX;
         for (i, l) in self.lanes.iter().enumerate() {
-            if let Some(f) = l.front() {
+            if let Some(f) = l.q.front() {
                 if f.key < best {
                     best = f.key;
                     from = i;
@@ -187,11 +176,7 @@ impl UdpMux {
             }
         }
         let e = if from != usize::MAX {
-            let l = &mut self.lanes[from];
-            let e = l.buf[l.head & l.mask];
-            l.head = (l.head + 1) & l.mask;
-            l.len -= 1;
-            e
+            self.lanes[from].q.pop_front()
         } else if let Some(Reverse(e)) = self.heap.pop() {
             e
         } else {

@@ -3,7 +3,8 @@
 //!
 //! Layout (one concept, one place):
 //! - [`time`]: `SimTime` (integer ns) and unit helpers.
-//! - [`engine`]: the event queue (equal times fire in scheduling order) and timers.
+//! - [`engine`]: the event queue (equal times fire in scheduling order) and timers;
+//!   `fifo`: the power-of-two ring its lanes (and the UDP multiplexer's) share.
 //! - [`rng`]: one seeded random stream per source.
 //! - [`net`]: packets (arena), nodes, links, queues (`net::queue::*`), routing, topology builders.
 //! - [`tcp`]: the one-way sender and sinks; `tcp::cc` congestion-avoidance rules,

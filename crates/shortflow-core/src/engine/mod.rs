@@ -389,11 +389,13 @@ impl Default for Scheduler {
 }
 
 impl Scheduler {
-    /// Bytes the scheduler holds: its two heaps, the arrival lanes and the timer slots,
-    /// by capacity (`Simulation::memory`).
+    /// Bytes the scheduler holds: its heaps, the arrival lanes, the park lanes, the fold
+    /// passes, the far timers and the timer slots, by capacity (`Simulation::memory`).
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
-        (self.heap.0.capacity() + self.theap.0.capacity()) * size_of::<Entry>()
+        (self.heap.0.capacity() + self.theap.0.capacity() + self.pass_heap.0.capacity()) * size_of::<Entry>()
+            + self.park_lanes.capacity() * size_of::<ParkLane>()
+            + self.park_lanes.iter().map(|l| l.q.capacity() * size_of::<Parked>()).sum::<usize>()
             + size_of::<[Lane; LANE_TAB]>()
             + self.lanes.iter().map(|l| l.q.capacity() * size_of::<Entry>()).sum::<usize>()
             + self.timers.capacity() * size_of::<TimerSlot>()

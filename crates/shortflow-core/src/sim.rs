@@ -635,7 +635,7 @@ impl Simulation {
                 let acked_pkts = s.acked_pkts();
                 ft.bytes_acked.push(acked_pkts * s.params().size as u64);
                 ft.push_counters(&s.ctr);
-                ft.fast_retransmits.push(s.nfastrexmit);
+                ft.fast_retransmits.push(s.nfastrexmit.into());
                 ft.final_cwnd.push(cb.tcb.cwnd);
                 // A block shared by several connections reports once, under its first.
                 if reported_cbs.insert(s.cb) {

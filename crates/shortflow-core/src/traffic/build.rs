@@ -217,7 +217,7 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                 // ns-2.35 apps/telnet.cc start(): the first packet after next().
                 let first = SimTime::from_secs_f64(start) + t.next();
                 sched.at(first, Event::App { app: ai, token: 0 });
-                apps.push(App::Telnet(t));
+                apps.push(App::Telnet(Box::new(t)));
             }
             AppConfig::OnOff(oc) => {
                 let fi = flow_of(format!("{f}.flow"), &oc.flow)?;
@@ -415,6 +415,9 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
             sched.at(at, Event::App { app: apps.len() as u32, token: 0 });
             apps.push(App::SetWt { sender, weight: w.weight });
         }
+    }
+    if udp_src_app.iter().all(Option::is_none) {
+        udp_src_app = Vec::new(); // see `Apps::udp_src_app`
     }
     let first_done = vec![false; n_flows];
     udp_mux.reserve();

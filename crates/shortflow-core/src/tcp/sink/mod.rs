@@ -150,6 +150,9 @@ pub struct TcpSink {
     deliver_gate: i64,
 }
 
+// One sink per connection at scale (issue 21 item 3; `layout_tests` keeps the history).
+const _: () = assert!(std::mem::size_of::<TcpSink>() == 176);
+
 impl TcpSink {
     /// Bytes held outside the struct (`Simulation::memory`): the out-of-order ring and
     /// the SACK generator, by capacity.

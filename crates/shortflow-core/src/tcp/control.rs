@@ -86,7 +86,7 @@ pub struct ControlBlock {
 // One block per connection at scale (issue 21 item 3; `layout_tests` keeps the history).
 // A test build carries the test-only `Scripted` start-up policy inline, and is larger.
 #[cfg(not(test))]
-const _: () = assert!(std::mem::size_of::<ControlBlock>() == 232);
+const _: () = assert!(std::mem::size_of::<ControlBlock>() == 208);
 
 /// What only a shared block has (`ControlBlock::sharing`).
 #[derive(Debug, Default)]

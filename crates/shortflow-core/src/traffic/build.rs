@@ -422,6 +422,17 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
     let first_done = vec![false; n_flows];
     udp_mux.reserve();
     udp_mux.arm(sched);
+    // `Apps::flow_app`: `NO_APP` for none, which no application's index may be.
+    let flow_app = flow_app
+        .iter()
+        .map(|&a| match a {
+            Some(a) => {
+                assert_ne!(a, super::NO_APP, "more than 2^32 - 2 applications");
+                a
+            }
+            None => super::NO_APP,
+        })
+        .collect();
     Ok(Apps { list: apps, flow_app, udp_src_app, finite_left: finite_apps_left, waiters, first_done, udp_mux })
 }
 

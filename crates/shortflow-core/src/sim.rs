@@ -45,13 +45,14 @@ enum AgentRef {
     WebServer(u32),
 }
 
-/// Per-flow handles.
+/// Per-flow handles: a TCP flow's sender and sink, or a UDP flow's sink (12 bytes per
+/// flow, not the 24 of three `Option<u32>`s: a flow is one or the other).
 #[derive(Clone, Copy, Debug)]
-struct FlowAgents {
-    sender: Option<u32>,
-    sink: Option<u32>,
-    udp_sink: Option<u32>,
+enum FlowAgents {
+    Tcp { sender: u32, sink: u32 },
+    Udp { sink: u32 },
 }
+const _: () = assert!(std::mem::size_of::<FlowAgents>() == 12);
 
 /// A packet delivered to UDP sink `k` (its counters are the network's, `net::udp_rx`:
 /// most deliveries are credited there when their last hop starts, without this event).
@@ -243,7 +244,7 @@ impl Simulation {
                     net.udp.add_sink(i as u32, agent, ui);
                     has_udp_sink[d as usize] = true;
                     b.agents.push(AgentRef::UdpSink(ui));
-                    b.flows.push(FlowAgents { sender: None, sink: None, udp_sink: Some(ui) });
+                    b.flows.push(FlowAgents::Udp { sink: ui });
                     b.infos.push(FlowInfo { sender: None, udp_agent: Some(agent), src: s, dst: d, packet_size: fl.tcp.packet_size, sink: None, header_size: fl.tcp.header_size, syn: fl.tcp.syn });
                 }
             }
@@ -623,43 +624,46 @@ impl Simulation {
         }
         let mut reported_cbs = std::collections::HashSet::new();
         let pos = self.loop_position();
-        for (i, fa) in self.flows.iter().enumerate() {
+        for (i, &fa) in self.flows.iter().enumerate() {
             let ft = &mut r.flows;
             ft.flow.push(&names[i]);
-            if let (Some(s), Some(k)) = (fa.sender, fa.sink) {
-                let (s, cb) = self.senders.get(s);
-                let k = &self.sinks[k as usize];
-                ft.transport.push("tcp");
-                ft.data_pkts_sent.push(s.ndatapack);
-                // Payload acked: packets 0..=highest_ack, less the SYN (seq 0) when modelled.
-                let acked_pkts = s.acked_pkts();
-                ft.bytes_acked.push(acked_pkts * s.params().size as u64);
-                ft.push_counters(&s.ctr);
-                ft.fast_retransmits.push(s.nfastrexmit);
-                ft.final_cwnd.push(cb.tcb.cwnd);
-                // A block shared by several connections reports once, under its first.
-                if reported_cbs.insert(s.cb) {
-                    cb.cc.report(&names[i], &mut r.cc);
+            match fa {
+                FlowAgents::Tcp { sender: s, sink: k } => {
+                    let (s, cb) = self.senders.get(s);
+                    let k = &self.sinks[k as usize];
+                    ft.transport.push("tcp");
+                    ft.data_pkts_sent.push(s.ndatapack);
+                    // Payload acked: packets 0..=highest_ack, less the SYN (seq 0) when modelled.
+                    let acked_pkts = s.acked_pkts();
+                    ft.bytes_acked.push(acked_pkts * s.params().size as u64);
+                    ft.push_counters(&s.ctr);
+                    ft.fast_retransmits.push(s.nfastrexmit.into());
+                    ft.final_cwnd.push(cb.tcb.cwnd);
+                    // A block shared by several connections reports once, under its first.
+                    if reported_cbs.insert(s.cb) {
+                        cb.cc.report(&names[i], &mut r.cc);
+                    }
+                    ft.final_ssthresh.push(cb.tcb.ssthresh as f64);
+                    ft.pkts_received.push(k.pkts_received);
+                    ft.false_retx.push(k.dup_segs);
+                    ft.start_s.push(s.conn_start.get().map_or(f64::NAN, |t| t.as_secs_f64()));
+                    ft.acked_by_s.push(&s.acked_by_s());
                 }
-                ft.final_ssthresh.push(cb.tcb.ssthresh as f64);
-                ft.pkts_received.push(k.pkts_received);
-                ft.false_retx.push(k.dup_segs);
-                ft.start_s.push(s.conn_start.get().map_or(f64::NAN, |t| t.as_secs_f64()));
-                ft.acked_by_s.push(&s.acked_by_s());
-            } else {
-                let (u_pkts, u_bytes) = fa.udp_sink.map_or((0, 0), |u| self.sched.udp_sinks.received(u, &pos));
-                let sent = self.apps.udp_sent(i);
-                ft.transport.push("udp");
-                ft.data_pkts_sent.push(sent);
-                ft.bytes_acked.push(u_bytes);
-                ft.push_counters(&Default::default());
-                ft.fast_retransmits.push(0);
-                ft.final_cwnd.push(f64::NAN);
-                ft.final_ssthresh.push(f64::NAN);
-                ft.pkts_received.push(u_pkts);
-                ft.false_retx.push(0);
-                ft.start_s.push(f64::NAN);
-                ft.acked_by_s.push(&[]);
+                FlowAgents::Udp { sink: u } => {
+                    let (u_pkts, u_bytes) = self.sched.udp_sinks.received(u, &pos);
+                    let sent = self.apps.udp_sent(i);
+                    ft.transport.push("udp");
+                    ft.data_pkts_sent.push(sent);
+                    ft.bytes_acked.push(u_bytes);
+                    ft.push_counters(&Default::default());
+                    ft.fast_retransmits.push(0);
+                    ft.final_cwnd.push(f64::NAN);
+                    ft.final_ssthresh.push(f64::NAN);
+                    ft.pkts_received.push(u_pkts);
+                    ft.false_retx.push(0);
+                    ft.start_s.push(f64::NAN);
+                    ft.acked_by_s.push(&[]);
+                }
             }
         }
         // Folded hops count on their link when folded; those the loop has not passed
@@ -807,7 +811,7 @@ impl AgentBuild {
         sink.first_link = net.first_link(d, s);
         self.sinks.push(sink);
         self.agents.push(AgentRef::Sink(ki));
-        self.flows.push(FlowAgents { sender: Some(si), sink: Some(ki), udp_sink: None });
+        self.flows.push(FlowAgents::Tcp { sender: si, sink: ki });
         self.infos.push(FlowInfo {
             sender: Some(si),
             udp_agent: None,

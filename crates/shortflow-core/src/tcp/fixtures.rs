@@ -21,7 +21,6 @@ pub fn tcb(cwnd: f64, ssthresh: i32) -> Tcb {
         dupwnd: 0,
         wnd_init: 10,
         wnd_init_option: 1,
-        wnd_restart: 1.0,
         maxcwnd: 0,
         increase_num: 1.0,
         decrease_num: 0.5,

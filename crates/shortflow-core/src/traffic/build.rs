@@ -217,7 +217,7 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                 // ns-2.35 apps/telnet.cc start(): the first packet after next().
                 let first = SimTime::from_secs_f64(start) + t.next();
                 sched.at(first, Event::App { app: ai, token: 0 });
-                apps.push(App::Telnet(t));
+                apps.push(App::Telnet(Box::new(t)));
             }
             AppConfig::OnOff(oc) => {
                 let fi = flow_of(format!("{f}.flow"), &oc.flow)?;
@@ -416,9 +416,23 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
             apps.push(App::SetWt { sender, weight: w.weight });
         }
     }
+    if udp_src_app.iter().all(Option::is_none) {
+        udp_src_app = Vec::new(); // see `Apps::udp_src_app`
+    }
     let first_done = vec![false; n_flows];
     udp_mux.reserve();
     udp_mux.arm(sched);
+    // `Apps::flow_app`: `NO_APP` for none, which no application's index may be.
+    let flow_app = flow_app
+        .iter()
+        .map(|&a| match a {
+            Some(a) => {
+                assert_ne!(a, super::NO_APP, "more than 2^32 - 2 applications");
+                a
+            }
+            None => super::NO_APP,
+        })
+        .collect();
     Ok(Apps { list: apps, flow_app, udp_src_app, finite_left: finite_apps_left, waiters, first_done, udp_mux })
 }
 

@@ -166,7 +166,9 @@ pub enum FtpStop {
 pub enum App {
     Ftp { sender: u32, start: SimTime, bytes: Option<u64>, stop: Option<FtpStop> },
     Rounds(Box<Rounds>),
-    Telnet(Telnet),
+    /// Boxed: Telnet's 48 bytes (its generator) would make every application 56 B
+    /// (48 with it boxed, the size of `Ftp`, which each replica connection has).
+    Telnet(Box<Telnet>),
     Udp(Box<UdpSource>),
     Surge(Box<surge::Surge>),
     Web(Box<web::Web>),
@@ -176,12 +178,20 @@ pub enum App {
     SetWt { sender: u32, weight: u32 },
 }
 
+// One application per replica connection (issue 21 item 3; see `layout_tests`).
+const _: () = assert!(std::mem::size_of::<App>() == 48);
+
+/// `Apps::flow_app` of a flow no application drives.
+const NO_APP: u32 = u32::MAX;
+
 /// Every application of a simulation, and which one drives each flow.
 pub struct Apps {
     pub list: Vec<App>,
-    /// The application that handles completions of each flow.
-    pub flow_app: Vec<Option<u32>>,
-    /// The UDP source application of each flow, if any.
+    /// The application that handles completions of each flow, `NO_APP` for none (a
+    /// `u32`, not an `Option<u32>`: 4 bytes less per flow). Read with [`Apps::flow_app`].
+    flow_app: Vec<u32>,
+    /// The UDP source application of each flow, if any; empty when no flow has one
+    /// (8 bytes less per flow of a TCP-only run; only `Apps::udp_sent` reads it).
     pub udp_src_app: Vec<Option<u32>>,
     /// Finite applications (rounds, finite FTP) not yet finished.
     pub finite_left: usize,
@@ -208,8 +218,15 @@ impl Apps {
     /// contents are not counted).
     pub fn memory_bytes(&self, app_size: usize) -> usize {
         self.list.capacity() * app_size
-            + (self.flow_app.capacity() + self.udp_src_app.capacity()) * std::mem::size_of::<Option<u32>>()
+            + self.flow_app.capacity() * std::mem::size_of::<u32>()
+            + self.udp_src_app.capacity() * std::mem::size_of::<Option<u32>>()
             + self.first_done.capacity()
+    }
+
+    /// The application that handles completions of `flow`, if any.
+    #[inline]
+    fn flow_app(&self, flow: u32) -> Option<u32> {
+        Some(self.flow_app[flow as usize]).filter(|&a| a != NO_APP)
     }
 
     /// An `Event::App` fired for application `app` with `token`.
@@ -282,7 +299,7 @@ impl Apps {
     /// A transfer of `flow` completed at `now`: rounds start their next round (or a
     /// page its images); waiting applications start after first downloads.
     pub fn transfer_done(&mut self, flow: u32, now: SimTime, sched: &mut Scheduler) {
-        let Some(ai) = self.flow_app[flow as usize] else { return };
+        let Some(ai) = self.flow_app(flow) else { return };
         match &mut self.list[ai as usize] {
             App::Ftp { .. } => {
                 self.finite_left = self.finite_left.saturating_sub(1);
@@ -339,7 +356,7 @@ impl Apps {
         let flow = match n {
             Notice::TransferDone { flow, .. } | Notice::Delivered { flow, .. } | Notice::Writable { flow } => flow,
         };
-        let Some(ai) = self.flow_app[flow as usize] else { return false };
+        let Some(ai) = self.flow_app(flow) else { return false };
         let w = match &mut self.list[ai as usize] {
             App::Web(w) => w,
             App::Mux(m) => {
@@ -382,7 +399,7 @@ impl Apps {
 
     /// Packets sent by the UDP source of `flow` (0 if it has none).
     pub fn udp_sent(&self, flow: usize) -> u64 {
-        match self.udp_src_app[flow].map(|a| &self.list[a as usize]) {
+        match self.udp_src_app.get(flow).copied().flatten().map(|a| &self.list[a as usize]) {
             Some(App::Udp(src)) => src.pkts_sent,
             _ => 0,
         }

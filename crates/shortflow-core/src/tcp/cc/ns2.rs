@@ -92,7 +92,7 @@ fn slowdown(t: &mut Tcb, how_: u32) {
             t.cwnd = decreasewin;
         }
     } else if how_ & CLOSE_CWND_RESTART != 0 {
-        t.cwnd = (t.wnd_restart as i64) as f64;
+        t.cwnd = (Tcb::WND_RESTART as i64) as f64;
     } else if how_ & CLOSE_CWND_INIT != 0 {
         t.cwnd = t.wnd_init as f64;
     } else if how_ & CLOSE_CWND_ONE != 0 {

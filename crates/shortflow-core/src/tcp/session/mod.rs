@@ -195,7 +195,7 @@ fn retransmit(s: &mut Session, conns: &mut [TcpConn], cb: &mut ControlBlock, cx:
         s.stats.partial += 1;
         return;
     }
-    c.nfastrexmit += 1;
+    count!(c.nfastrexmit);
     s.stats.rule[rule as usize - 1] += 1;
     if s.loss_window_cut(slot, old.serial, tail) {
         s.stats.cuts += 1;

@@ -104,6 +104,13 @@ const HELD_ECT: u8 = 4;
 /// A covered segment asks for ECN (ECE without ECT: an ECN sender's packet 0).
 const HELD_NEGOTIATE: u8 = 8;
 
+/// `TcpSink::rules` bits, fixed by the sink's parameters: acks are ECN-capable
+/// (`ect_acks`); ns-2's `ts_echo_bugfix_`; acks get marks beyond their number whatever
+/// arrives (`ect_acks`, SACK or a reader's window).
+const ECT_ACKS: u8 = 1;
+const TS_ECHO_BUGFIX: u8 = 2;
+const MARKS_ACKS: u8 = 4;
+
 pub struct TcpSink {
     pub agent: u32,
     pub flow: u32,
@@ -120,8 +127,9 @@ pub struct TcpSink {
     timer: Timer,
     /// An ack is being held (ns-2 DelAck `save_ != NULL`).
     saved: bool,
-    ect_acks: bool,
-    ts_echo_bugfix: bool,
+    /// `ECT_ACKS`, `TS_ECHO_BUGFIX` and `MARKS_ACKS`: one byte, not three bools, which
+    /// keeps the sink at 168 B (176 with the bools; issue 21 item 3).
+    rules: u8,
     /// ns-2 `ecn_unacked_`: a CE mark not yet answered by a CWR.
     ecn_unacked: bool,
     /// `HELD_*` bits of the segments the next ack covers.
@@ -130,9 +138,6 @@ pub struct TcpSink {
     sack: Option<Box<SackGen>>,
     /// A slowly reading application (`sink.reader`). Boxed: most sinks have none.
     reader: Option<Box<Reader>>,
-    /// Acks get marks beyond their number whatever arrives: `ect_acks`, SACK or a
-    /// reader's window.
-    marks_acks: bool,
     /// ns-2 `bytes_`: in-order bytes received (on-the-wire sizes, as ns-2 counts).
     pub bytes: u64,
     pub pkts_received: u64,
@@ -149,6 +154,9 @@ pub struct TcpSink {
     /// the next advance (`seqno + 1`: a transfer started later is seen then, as before).
     deliver_gate: i64,
 }
+
+// One sink per connection at scale (issue 21 item 3; `layout_tests` keeps the history).
+const _: () = assert!(std::mem::size_of::<TcpSink>() == 168);
 
 impl TcpSink {
     /// Bytes held outside the struct (`Simulation::memory`): the out-of-order ring and
@@ -172,13 +180,13 @@ impl TcpSink {
             acker: Acker::default(),
             timer: Timer::default(),
             saved: false,
-            ect_acks: params.ect_acks,
-            ts_echo_bugfix: params.ts_echo_bugfix,
+            rules: (params.ect_acks as u8 * ECT_ACKS)
+                | (params.ts_echo_bugfix as u8 * TS_ECHO_BUGFIX)
+                | ((params.ect_acks || params.sack.is_some() || params.reader.is_some()) as u8 * MARKS_ACKS),
             ecn_unacked: false,
             held_ecn: 0,
             sack: params.sack.map(|m| Box::new(SackGen::new(m))),
             reader: params.reader.map(|r| Box::new(Reader::new(r, params.seg_bytes, params.syn))),
-            marks_acks: params.ect_acks || params.sack.is_some() || params.reader.is_some(),
             bytes: 0,
             pkts_received: 0,
             dup_segs: 0,
@@ -198,7 +206,7 @@ impl TcpSink {
         if p.kind == PktKind::Data {
             cx.net.delivered_data += 1;
         }
-        if self.ts_echo_bugfix {
+        if self.rules & TS_ECHO_BUGFIX != 0 {
             self.acker.update_ts(p.seqno, p.ts);
         } else {
             // The latest segment's timestamp (the held one when the timer fires).
@@ -360,7 +368,7 @@ impl TcpSink {
         self.acker.ack_sent(ackno);
         self.policy.on_ack_sent();
         let id = cx.net.pool.alloc(pkt);
-        if self.marks_acks | (self.held_ecn != 0) {
+        if (self.rules & MARKS_ACKS != 0) | (self.held_ecn != 0) {
             self.mark_ack(cx, id);
         }
         cx.net.send_via(cx.sched, self.node, self.first_link, id);
@@ -383,7 +391,7 @@ impl TcpSink {
     #[cold]
     #[inline(never)]
     fn mark_ack(&mut self, cx: &mut Ctx, id: PktId) {
-        if self.ect_acks | (self.held_ecn != 0) {
+        if (self.rules & ECT_ACKS != 0) | (self.held_ecn != 0) {
             self.mark_ecn(cx.net.pool.get_mut(id));
         }
         let sack = self.sack.as_deref_mut().map(|g| g.take()).unwrap_or_default();
@@ -410,7 +418,7 @@ impl TcpSink {
     #[cold]
     #[inline(never)]
     fn mark_ecn(&mut self, pkt: &mut Packet) {
-        pkt.ect = self.ect_acks;
+        pkt.ect = self.rules & ECT_ACKS != 0;
         if self.held_ecn != 0 {
             pkt.ecn_echo = self.ecn_echo();
         }

@@ -33,6 +33,7 @@ use super::{StartCtx, StartPlan, StartupPolicy};
 use crate::config::{FairShareConfig, FairShareScheme, PaceRtt};
 use crate::error::{err, positive_time_s, ConfigError};
 use crate::fairshare::{decide_with, Averaged, Decision, Group, Member, Options, Scheme};
+use crate::tcp::cc::Tcb;
 use crate::tcp::events::{AckSample, LossEvent, LossKind, LossVerdict, Phase};
 use crate::tcp::pacing::Pacer;
 use crate::time::SimTime;
@@ -185,7 +186,7 @@ impl StartupPolicy for FairShare {
                 g.on_loss_event(loss.flow, now);
                 if loss.kind == LossKind::Rto {
                     if let Some(m) = g.member_mut(loss.flow) {
-                        m.after_rto(cx.tcb.wnd_restart);
+                        m.after_rto(Tcb::WND_RESTART);
                     }
                 }
             }

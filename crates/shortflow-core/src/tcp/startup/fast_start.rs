@@ -117,7 +117,7 @@ impl FastStart {
             low_prio: (self.priority_marking && self.fs_last >= self.fs_start)
                 .then_some(SeqRange { first: self.fs_start, last: self.fs_last }),
             // Without a fine-grained RTT there is no pacing rate: send as TCP would (A.12).
-            burst: (self.maxburst > 0 && self.exact.srtt().is_some()).then_some(self.maxburst),
+            burst: std::num::NonZeroU32::new(self.maxburst).filter(|_| self.exact.srtt().is_some()),
             through_losses: true,
             watch: true,
         }

@@ -126,8 +126,9 @@ pub struct StartPlan {
     pub low_prio: Option<SeqRange>,
     /// Send new segments of the connection in bursts of at most this many; when a
     /// burst leaves more allowed by the window, the next one follows after
-    /// [`StartupPolicy::burst_gap`] (TCP Fast Start's burst pacing, spec A.6).
-    pub burst: Option<u32>,
+    /// [`StartupPolicy::burst_gap`] (TCP Fast Start's burst pacing, spec A.6). Never
+    /// 0 (no limit is `None`), which keeps `ControlBlock::burst` in 4 bytes.
+    pub burst: Option<std::num::NonZeroU32>,
     /// The plan outlives loss events the policy answers with [`LossVerdict::Cut`]
     /// (Fast Start's fs_mode lasts through a fast retransmit); its pacer stops. An RTO
     /// or a penalty-free verdict still ends it.

@@ -20,7 +20,8 @@ fn main() {
         if !foldable {
             t.insert("packets".into(), true.into());
         }
-        let cfg: shortflow_core::config::SimConfig = serde_json::from_value(v).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let cfg: shortflow_core::config::SimConfig =
+            serde_json::from_value(v).unwrap_or_else(|e| panic!("{path}: {e}"));
         match shortflow_core::run(&cfg) {
             Ok(mut r) => {
                 r.stats.wall_s = 0.0;

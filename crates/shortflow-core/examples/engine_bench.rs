@@ -46,5 +46,10 @@ fn main() {
         }
     }
     let dt = t0.elapsed().as_secs_f64();
-    println!("{popped} events in {dt:.3} s: {:.1} ns/event, {:.1} M events/s, pending {}", dt * 1e9 / popped as f64, popped as f64 / dt / 1e6, s.pending());
+    println!(
+        "{popped} events in {dt:.3} s: {:.1} ns/event, {:.1} M events/s, pending {}",
+        dt * 1e9 / popped as f64,
+        popped as f64 / dt / 1e6,
+        s.pending()
+    );
 }

@@ -125,7 +125,12 @@ fn memory(cfg: shortflow_core::config::SimConfig) {
     drop(sim);
     let json = serde_json::to_string(&results).expect("results serialise");
     phases.push(("json (simulation freed)", LIVE.load(Relaxed), PEAK.load(Relaxed)));
-    println!("{} TCP connections, {} bytes of results JSON ({:.0} per connection)", n, json.len(), json.len() as f64 / n);
+    println!(
+        "{} TCP connections, {} bytes of results JSON ({:.0} per connection)",
+        n,
+        json.len(),
+        json.len() as f64 / n
+    );
     println!("{:<40} {:>12} {:>12}", "bytes per connection after", "live", "peak so far");
     for (name, live, peak) in phases {
         println!("{name:<40} {:>12.1} {:>12.1}", per(live), per(peak));

@@ -24,14 +24,22 @@ fn main() {
             for i in 0..r.flows.flow.len() {
                 eprintln!(
                     "flow {} sent {} retx {} timeouts {} acked_bytes {}",
-                    &r.flows.flow[i], r.flows.data_pkts_sent[i], r.flows.retransmits[i], r.flows.timeouts[i], r.flows.bytes_acked[i]
+                    &r.flows.flow[i],
+                    r.flows.data_pkts_sent[i],
+                    r.flows.retransmits[i],
+                    r.flows.timeouts[i],
+                    r.flows.bytes_acked[i]
                 );
             }
             for i in 0..r.transfers.flow.len() {
                 eprintln!(
                     "transfer {} round {} start {:.6} completion {:.6} retx {} timeouts {}",
-                    &r.transfers.flow[i], r.transfers.round[i], r.transfers.start_s[i], r.transfers.completion_s[i],
-                    r.transfers.retransmits[i], r.transfers.timeouts[i]
+                    &r.transfers.flow[i],
+                    r.transfers.round[i],
+                    r.transfers.start_s[i],
+                    r.transfers.completion_s[i],
+                    r.transfers.retransmits[i],
+                    r.transfers.timeouts[i]
                 );
             }
             eprintln!("events {} wall {:.3}s", r.stats.events, r.stats.wall_s);

@@ -122,7 +122,16 @@ struct Builder {
 
 impl Builder {
     fn new(hint: usize) -> Builder {
-        Builder { kind: Kind::Empty, len: 0, hint, data: Vec::new(), offsets: Vec::new(), validity: Vec::new(), nulls: false, values: 0 }
+        Builder {
+            kind: Kind::Empty,
+            len: 0,
+            hint,
+            data: Vec::new(),
+            offsets: Vec::new(),
+            validity: Vec::new(),
+            nulls: false,
+            values: 0,
+        }
     }
 
     /// The column's kind is `k` (set by its first row; later rows must agree).
@@ -247,7 +256,11 @@ macro_rules! refuse_compound {
         fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<Self::Ok, ColumnError> {
             unsupported("an option", $level)
         }
-        fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, _: &T) -> Result<Self::Ok, ColumnError> {
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: &T,
+        ) -> Result<Self::Ok, ColumnError> {
             unsupported("a newtype struct", $level)
         }
         fn serialize_newtype_variant<T: Serialize + ?Sized>(

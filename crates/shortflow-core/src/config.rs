@@ -683,7 +683,17 @@ impl TryFrom<RawFlowConfig> for FlowConfig {
             None => StartupConfig::default(),
             Some(v) => table(v, "startup").map_err(|e| at("", e))?,
         };
-        Ok(FlowConfig { name, src: r.src, dst: r.dst, transport: r.transport, tcp, sink, startup, session: r.session, udp: r.udp })
+        Ok(FlowConfig {
+            name,
+            src: r.src,
+            dst: r.dst,
+            transport: r.transport,
+            tcp,
+            sink,
+            startup,
+            session: r.session,
+            udp: r.udp,
+        })
     }
 }
 
@@ -897,7 +907,6 @@ pub enum RecoveryKind {
     /// RFC 8985 RACK-TLP with Linux's defaults. Needs `tcp.sack`.
     RackTlp,
 }
-
 
 /// The RTT estimator / RTO rule of a flow's senders.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -1692,13 +1701,26 @@ pub struct RandomPageConfig {
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum SizeDist {
-    Fixed { bytes: u64 },
-    Exponential { mean_bytes: f64 },
+    Fixed {
+        bytes: u64,
+    },
+    Exponential {
+        mean_bytes: f64,
+    },
     /// Pareto with this mean and shape (> 1): scale = mean (shape - 1) / shape.
-    Pareto { mean_bytes: f64, shape: f64 },
-    Uniform { min_bytes: u64, max_bytes: u64 },
+    Pareto {
+        mean_bytes: f64,
+        shape: f64,
+    },
+    Uniform {
+        min_bytes: u64,
+        max_bytes: u64,
+    },
     /// Lognormal with this median and sigma of the underlying normal.
-    Lognormal { median_bytes: f64, sigma: f64 },
+    Lognormal {
+        median_bytes: f64,
+        sigma: f64,
+    },
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -51,7 +51,6 @@ pub fn non_negative(field: impl fmt::Display, v: f64) -> Result<f64, ConfigError
     Ok(v)
 }
 
-
 /// `"; did you mean \"x\"?"` for the known name closest to `name` (edit distance),
 /// or an empty string when none is close.
 pub fn suggest<'a>(name: &str, known: impl Iterator<Item = &'a String>) -> String {

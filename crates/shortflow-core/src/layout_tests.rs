@@ -27,9 +27,9 @@ fn per_connection_layouts() {
         ("Link", size_of::<Link>(), 88), // 96 B before DropTail's limit moved into its buffer's padding (AnyQueue 24 B); 112 B before the departures became derived (`Link::departures`, 104) and the queue's ring a thin pointer (`ring::Slots`, 96); 120 B before tracing, the far node's element and random loss were boxed (`ArriveHooks`); 184 before the shared link classes (136), the 24-byte ring (128) and the filtered-ack counter in `Network` (120)
         ("TransferRec", size_of::<TransferRec>(), 88), // 128 B before the loss counters became u32s; 144 B before `end` and `delivered` became `OptTime`s
         ("AnyQueue", size_of::<AnyQueue>(), 24), // 32 B before DropTail's limit moved into `Buffer`; 40 B before the ring's thin pointer (16-byte `Ring`); 48 B before the 24-byte ring (`net::queue::ring`)
-        ("Timer", size_of::<Timer>(), 16), // 24 B before its flags moved into the slot word
+        ("Timer", size_of::<Timer>(), 16),       // 24 B before its flags moved into the slot word
         ("FlowInfo", size_of::<FlowInfo>(), 44),
-        ("App", size_of::<App>(), 48), // 56 B before Telnet was boxed
+        ("App", size_of::<App>(), 48),                   // 56 B before Telnet was boxed
         ("PendingQueue", size_of::<PendingQueue>(), 24), // a sender's and a receiver's pending transfers; 32 B (`VecDeque`) and a 16-byte allocation before
     ];
     for (name, size, bound) in rows {

@@ -21,9 +21,11 @@
 pub mod columns;
 pub mod config;
 pub mod engine;
-mod fifo;
 pub mod error;
 pub mod fairshare;
+mod fifo;
+#[cfg(test)]
+mod layout_tests;
 pub mod names;
 pub mod net;
 pub mod path;
@@ -34,12 +36,10 @@ pub mod rng;
 pub mod sim;
 pub mod spand;
 pub mod tcp;
-pub mod vienna;
 pub mod time;
 pub mod traffic;
+pub mod vienna;
 pub mod world;
-#[cfg(test)]
-mod layout_tests;
 
 pub use error::ConfigError;
 pub use sim::{idle_footprint, run, Footprint, Simulation};

@@ -92,14 +92,16 @@ impl PathRegistry {
         gateways: &'a [GatewayConfig],
     ) -> Result<(PathRegistry, HashMap<&'a str, usize>), ConfigError> {
         let mut gw_ix: HashMap<&str, usize> = HashMap::new();
-        let mut reg = PathRegistry::new(paths.prefix_len).map_err(|m| ConfigError::new("paths.prefix_len", paths.prefix_len, m))?;
+        let mut reg = PathRegistry::new(paths.prefix_len)
+            .map_err(|m| ConfigError::new("paths.prefix_len", paths.prefix_len, m))?;
         for (i, g) in gateways.iter().enumerate() {
             let f = format!("gateways[{i}]");
             if gw_ix.insert(g.name.as_str(), i).is_some() {
                 return Err(ConfigError::new(format!("{f}.name"), &g.name, "duplicate gateway name"));
             }
             let w = positive_time_s(&format!("{f}.window_s"), g.window_s)?;
-            let gw = Gateway::new(w, g.min_samples, g.prefix_len).map_err(|m| ConfigError::new(f.clone(), &g.name, m))?;
+            let gw =
+                Gateway::new(w, g.min_samples, g.prefix_len).map_err(|m| ConfigError::new(f.clone(), &g.name, m))?;
             reg.gateways.push(gw);
         }
         Ok((reg, gw_ix))
@@ -195,7 +197,8 @@ mod tests {
         let mut r = PathRegistry::default();
         let slot = Cell::new(NO_PATH);
         assert!(r.entries().is_empty());
-        PathCtx::new(&mut r, 3, 0x0A00_0009, &slot).entry().cache = Some(PathCache { at: SimTime::from_secs(1), cwnd: 7.0, ssthresh: 7, srtt_s: 0.1, rttvar_s: 0.0 });
+        PathCtx::new(&mut r, 3, 0x0A00_0009, &slot).entry().cache =
+            Some(PathCache { at: SimTime::from_secs(1), cwnd: 7.0, ssthresh: 7, srtt_s: 0.1, rttvar_s: 0.0 });
         assert_eq!(slot.get(), 0);
         assert_eq!(PathCtx::new(&mut r, 3, 0x0A00_0009, &slot).entry().cache.map(|c| c.ssthresh), Some(7));
         assert_eq!(r.entries().len(), 1);

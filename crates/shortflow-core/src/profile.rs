@@ -77,7 +77,11 @@ fn merge(user: &mut Value, profile: &Value) {
 /// Resolve a flow's profile and MTU-derived sizes in place. `tcp`/`sink` are the
 /// flow's tables as given (empty when left out), `startup` its start-up table.
 /// Errors are messages naming the field and the value.
-pub fn resolve(tcp: &mut Map<String, Value>, sink: &mut Map<String, Value>, startup: &mut Option<Value>) -> Result<(), String> {
+pub fn resolve(
+    tcp: &mut Map<String, Value>,
+    sink: &mut Map<String, Value>,
+    startup: &mut Option<Value>,
+) -> Result<(), String> {
     // `null` (a resolved configuration read back) is no profile.
     if let Some(p) = tcp.get("profile").filter(|v| !v.is_null()) {
         let name = p.as_str().ok_or_else(|| format!("tcp.profile = {p}: must be a profile name (a string)"))?;
@@ -126,7 +130,10 @@ fn derive_sizes(tcp: &mut Map<String, Value>, sink: &mut Map<String, Value>) -> 
     };
     let hdr = 40 + if ts { 12 } else { 0 };
     if mtu <= hdr || mtu > u32::MAX as u64 {
-        return Err(format!("tcp.mtu = {mtu}: must be larger than the {hdr}-byte TCP/IP header{}", if ts { " with timestamps" } else { "" }));
+        return Err(format!(
+            "tcp.mtu = {mtu}: must be larger than the {hdr}-byte TCP/IP header{}",
+            if ts { " with timestamps" } else { "" }
+        ));
     }
     tcp.entry("packet_size").or_insert(json!(mtu - hdr));
     tcp.entry("header_size").or_insert(json!(hdr));
@@ -179,7 +186,10 @@ mod tests {
     fn without_a_profile_nothing_changes() {
         let f = flow("{}", "").unwrap();
         let d = FlowConfig { ..f.clone() };
-        assert_eq!(serde_json::to_value(&f.tcp).unwrap(), serde_json::to_value(crate::config::TcpConfig::default()).unwrap());
+        assert_eq!(
+            serde_json::to_value(&f.tcp).unwrap(),
+            serde_json::to_value(crate::config::TcpConfig::default()).unwrap()
+        );
         assert_eq!(d.tcp.packet_size, 1000);
         // mtu alone derives the sizes.
         let f = flow(r#"{"mtu": 1500}"#, "").unwrap();

@@ -12,9 +12,9 @@ use crate::error::{err, positive_time_s, suggest, time_s, ConfigError};
 use crate::net::build::{build_network, find_node, Topology};
 use crate::net::udp_rx::LoopPosition;
 use crate::net::{Arrival, Network};
+use crate::path::PathRegistry;
 use crate::results::*;
 use crate::rng::Rng;
-use crate::path::PathRegistry;
 use crate::tcp::control::{ControlBlock, TcpSenders};
 use crate::tcp::sender::{TcpConn, TcpParams};
 use crate::tcp::sink::{SinkParams, TcpSink};
@@ -27,11 +27,11 @@ use crate::world::{Ctx, Notice, Shared};
 #[path = "sim_memory.rs"]
 mod memory;
 #[cfg(test)]
-#[path = "sim_udp_tests.rs"]
-mod udp_tests;
-#[cfg(test)]
 #[path = "sim_prefetch_tests.rs"]
 mod prefetch_tests;
+#[cfg(test)]
+#[path = "sim_udp_tests.rs"]
+mod udp_tests;
 pub(crate) use memory::advise_huge_pages;
 
 /// Which table an agent index points into.
@@ -158,13 +158,19 @@ impl Simulation {
     pub fn new(cfg: SimConfig) -> Result<Simulation, ConfigError> {
         let stop = positive_time_s("duration_s", cfg.duration_s)?;
         let Topology { mut net, node_ix, node_addr, replicas } = build_network(&cfg)?;
-        let node = |field: String, name: &str| -> Result<u32, ConfigError> { find_node(&cfg, &node_ix, &replicas, field, name) };
+        let node = |field: String, name: &str| -> Result<u32, ConfigError> {
+            find_node(&cfg, &node_ix, &replicas, field, name)
+        };
         let (paths, gw_ix) = PathRegistry::from_config(&cfg.paths, &cfg.gateways)?;
         // ---- flows and agents: the explicit flows, then every replica's copies
         let n_replica: usize = cfg.replicas.iter().map(|r| r.count as usize).sum();
         let n_flows = cfg.flows.len() + n_replica;
         let name_bytes = cfg.flows.iter().map(|f| f.name.len()).sum::<usize>()
-            + cfg.replicas.iter().map(|r| r.count as usize * (r.name.len() + 1 + crate::net::build::digits(r.count))).sum::<usize>();
+            + cfg
+                .replicas
+                .iter()
+                .map(|r| r.count as usize * (r.name.len() + 1 + crate::net::build::digits(r.count)))
+                .sum::<usize>();
         let mut flow_names = crate::names::Names::with_capacity(n_flows, name_bytes);
         for f in &cfg.flows {
             flow_names.push(&f.name);
@@ -227,7 +233,11 @@ impl Simulation {
                 return Err(err(format!("{f}.name"), &fl.name, "duplicate flow name"));
             }
             if let Some((r, _)) = crate::net::build::replica_member(&cfg, &fl.name, None) {
-                return Err(err(format!("{f}.name"), &fl.name, format!("also the name of a flow of replicas[{r}] ({})", cfg.replicas[r].name)));
+                return Err(err(
+                    format!("{f}.name"),
+                    &fl.name,
+                    format!("also the name of a flow of replicas[{r}] ({})", cfg.replicas[r].name),
+                ));
             }
             let s = node(format!("{f}.src"), &fl.src)?;
             let d = node(format!("{f}.dst"), &fl.dst)?;
@@ -245,7 +255,16 @@ impl Simulation {
                     has_udp_sink[d as usize] = true;
                     b.agents.push(AgentRef::UdpSink(ui));
                     b.flows.push(FlowAgents::Udp { sink: ui });
-                    b.infos.push(FlowInfo { sender: None, udp_agent: Some(agent), src: s, dst: d, packet_size: fl.tcp.packet_size, sink: None, header_size: fl.tcp.header_size, syn: fl.tcp.syn });
+                    b.infos.push(FlowInfo {
+                        sender: None,
+                        udp_agent: Some(agent),
+                        src: s,
+                        dst: d,
+                        packet_size: fl.tcp.packet_size,
+                        sink: None,
+                        header_size: fl.tcp.header_size,
+                        syn: fl.tcp.syn,
+                    });
                 }
             }
         }
@@ -263,7 +282,18 @@ impl Simulation {
                 name.clear();
                 use std::fmt::Write;
                 let _ = write!(name, "{}.{}", r.name, i + 1);
-                b.tcp_flow(&cfg, &net, &node_addr, &f, &name, rn.hosts(i), &template, p.clone(), sink_params.clone(), &resolve_gateway)?;
+                b.tcp_flow(
+                    &cfg,
+                    &net,
+                    &node_addr,
+                    &f,
+                    &name,
+                    rn.hosts(i),
+                    &template,
+                    p.clone(),
+                    sink_params.clone(),
+                    &resolve_gateway,
+                )?;
             }
         }
         let AgentBuild { mut senders, sinks, mut agents, flows, infos, sessions, .. } = b;
@@ -469,12 +499,16 @@ impl Simulation {
     fn prefetch_queue(&self, l: u32) {
         let net = &self.net;
         net.prefetch_queued(l, PF_QUEUE[0]);
-        if let Some((node, dst)) = net.links.get(l as usize).and_then(|k| k.queue.peek(PF_QUEUE[1])).and_then(|p| net.queued_hop(l, p)) {
+        if let Some((node, dst)) =
+            net.links.get(l as usize).and_then(|k| k.queue.peek(PF_QUEUE[1])).and_then(|p| net.queued_hop(l, p))
+        {
             if node != dst {
                 net.prefetch_route(node, dst);
             }
         }
-        if let Some((node, dst)) = net.links.get(l as usize).and_then(|k| k.queue.peek(PF_QUEUE[2])).and_then(|p| net.queued_hop(l, p)) {
+        if let Some((node, dst)) =
+            net.links.get(l as usize).and_then(|k| k.queue.peek(PF_QUEUE[2])).and_then(|p| net.queued_hop(l, p))
+        {
             net.prefetch_fold(node, dst);
         }
     }
@@ -748,13 +782,25 @@ struct AgentBuild {
 fn check_route(net: &Network, f: &str, fl: &FlowConfig, s: u32, d: u32, back: bool) -> Result<(), ConfigError> {
     let (src, dst) = (&net.node_names[s as usize], &net.node_names[d as usize]);
     if s == d {
-        return Err(err(format!("{f}.dst"), if fl.dst.is_empty() { dst } else { &fl.dst }, "source and destination must differ"));
+        return Err(err(
+            format!("{f}.dst"),
+            if fl.dst.is_empty() { dst } else { &fl.dst },
+            "source and destination must differ",
+        ));
     }
     if net.routes.route(s, d).is_none() {
-        return Err(err(format!("{f}.dst"), if fl.dst.is_empty() { dst } else { &fl.dst }, format!("no route from {src} to {dst}")));
+        return Err(err(
+            format!("{f}.dst"),
+            if fl.dst.is_empty() { dst } else { &fl.dst },
+            format!("no route from {src} to {dst}"),
+        ));
     }
     if back && net.routes.route(d, s).is_none() {
-        return Err(err(format!("{f}.src"), if fl.src.is_empty() { src } else { &fl.src }, format!("no route back from {dst} to {src} for acks")));
+        return Err(err(
+            format!("{f}.src"),
+            if fl.src.is_empty() { src } else { &fl.src },
+            format!("no route back from {dst} to {src} for acks"),
+        ));
     }
     Ok(())
 }
@@ -803,7 +849,9 @@ impl AgentBuild {
         conn.first_link = net.first_link(s, d);
         let si = match &fl.session {
             None => self.senders.push(conn, ControlBlock::new(&p, startup, boot)),
-            Some(sc) => self.sessions.add(f, fl, sc, (s, d), &p, &mut self.senders, conn, || ControlBlock::new(&p, startup, boot))?,
+            Some(sc) => self
+                .sessions
+                .add(f, fl, sc, (s, d), &p, &mut self.senders, conn, || ControlBlock::new(&p, startup, boot))?,
         };
         self.agents.push(AgentRef::Sender(si));
         let ki = self.sinks.len() as u32;
@@ -874,7 +922,11 @@ impl SessionTable {
             ));
         }
         if fl.tcp.cc != CcConfig::Ns2 {
-            return Err(err(format!("{f}.tcp.cc"), format!("{:?}", fl.tcp.cc), "a TCP session runs ns-2's congestion control only (\"ns2\")"));
+            return Err(err(
+                format!("{f}.tcp.cc"),
+                format!("{:?}", fl.tcp.cc),
+                "a TCP session runs ns-2's congestion control only (\"ns2\")",
+            ));
         }
         if fl.tcp.recovery.kind != crate::config::RecoveryKind::Ns2 {
             return Err(err(
@@ -884,7 +936,11 @@ impl SessionTable {
             ));
         }
         if fl.tcp.rto != crate::config::RtoConfig::Ns2 {
-            return Err(err(format!("{f}.tcp.rto"), "linux", "a TCP session keeps one ns-2 RTT estimator and timer (use rto = \"ns2\")"));
+            return Err(err(
+                format!("{f}.tcp.rto"),
+                "linux",
+                "a TCP session keeps one ns-2 RTT estimator and timer (use rto = \"ns2\")",
+            ));
         }
         if let Some(b) = fl.tcp.sndbuf {
             return Err(err(format!("{f}.tcp.sndbuf"), b, "a socket buffer is not built for a TCP session's members (the session's scheduler hands out the window); drop `sndbuf` or `session`"));
@@ -893,19 +949,39 @@ impl SessionTable {
         if let Some(&k) = self.ix.get(&key) {
             let sb = &mut self.list[k];
             if sc.scheduler != sb.sched {
-                return Err(err(format!("{f}.session.scheduler"), format!("{:?}", sc.scheduler).to_lowercase(), format!("differs from {}.session.scheduler of the same session", sb.field)));
+                return Err(err(
+                    format!("{f}.session.scheduler"),
+                    format!("{:?}", sc.scheduler).to_lowercase(),
+                    format!("differs from {}.session.scheduler of the same session", sb.field),
+                ));
             }
             if sc.later_acks != sb.later_acks {
-                return Err(err(format!("{f}.session.later_acks"), sc.later_acks, format!("differs from {}.session.later_acks of the same session", sb.field)));
+                return Err(err(
+                    format!("{f}.session.later_acks"),
+                    sc.later_acks,
+                    format!("differs from {}.session.later_acks of the same session", sb.field),
+                ));
             }
             if sc.linger_s != sb.linger_s {
-                return Err(err(format!("{f}.session.linger_s"), sc.linger_s, format!("differs from {}.session.linger_s ({}) of the same session", sb.field, sb.linger_s)));
+                return Err(err(
+                    format!("{f}.session.linger_s"),
+                    sc.linger_s,
+                    format!("differs from {}.session.linger_s ({}) of the same session", sb.field, sb.linger_s),
+                ));
             }
             if !Arc::ptr_eq(p, &sb.params) {
-                return Err(err(format!("{f}.tcp"), "(differs)", format!("members of one session need the same tcp settings as {}.tcp", sb.field)));
+                return Err(err(
+                    format!("{f}.tcp"),
+                    "(differs)",
+                    format!("members of one session need the same tcp settings as {}.tcp", sb.field),
+                ));
             }
             if format!("{:?}", fl.startup) != sb.startup {
-                return Err(err(format!("{f}.startup"), format!("{:?}", fl.startup), format!("members of one session need the same start-up as {}.startup ({})", sb.field, sb.startup)));
+                return Err(err(
+                    format!("{f}.startup"),
+                    format!("{:?}", fl.startup),
+                    format!("members of one session need the same start-up as {}.startup ({})", sb.field, sb.startup),
+                ));
             }
             let i = senders.join_session(conn, sb.first, sc.weight);
             sb.members.push((i, f.to_string(), sc.subsession.clone()));

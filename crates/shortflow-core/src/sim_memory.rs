@@ -24,10 +24,22 @@ impl Simulation {
             ("tcp senders (TcpConn)", s.conns.capacity() * size_of::<TcpConn>()),
             ("tcp senders: transfers, sent logs, SACK", s.conns.iter().map(TcpConn::heap_bytes).sum()),
             ("control blocks", s.cbs.capacity() * size_of::<ControlBlock>()),
-            ("tcp sinks", self.sinks.capacity() * size_of::<TcpSink>() + self.sinks.iter().map(TcpSink::heap_bytes).sum::<usize>()),
+            (
+                "tcp sinks",
+                self.sinks.capacity() * size_of::<TcpSink>()
+                    + self.sinks.iter().map(TcpSink::heap_bytes).sum::<usize>(),
+            ),
             ("udp sinks", net.udp.memory_bytes() + self.sched.udp_sinks.memory_bytes()),
-            ("agents and flows", self.agents.capacity() * size_of::<AgentRef>() + self.flows.capacity() * size_of::<FlowAgents>()),
-            ("links", net.links.capacity() * size_of::<Link>() + net.link_classes.capacity() * size_of::<LinkClass>() + net.filtered.capacity() * 8),
+            (
+                "agents and flows",
+                self.agents.capacity() * size_of::<AgentRef>() + self.flows.capacity() * size_of::<FlowAgents>(),
+            ),
+            (
+                "links",
+                net.links.capacity() * size_of::<Link>()
+                    + net.link_classes.capacity() * size_of::<LinkClass>()
+                    + net.filtered.capacity() * 8,
+            ),
             ("queue buffers", links_heap),
             ("node names", net.node_names.memory_bytes()),
             ("node addresses", sh.node_addr.capacity() * 4),
@@ -69,7 +81,8 @@ pub(crate) fn advise_huge_pages<T>(v: &Vec<T>) {
         const PAGE: usize = 4096;
         const MADV_HUGEPAGE: std::os::raw::c_int = 14;
         extern "C" {
-            fn madvise(addr: *mut std::os::raw::c_void, len: usize, advice: std::os::raw::c_int) -> std::os::raw::c_int;
+            fn madvise(addr: *mut std::os::raw::c_void, len: usize, advice: std::os::raw::c_int)
+                -> std::os::raw::c_int;
         }
         let start = (v.as_ptr() as usize).next_multiple_of(PAGE);
         let end = (v.as_ptr() as usize + bytes) & !(PAGE - 1);

@@ -53,7 +53,11 @@ fn same_results(what: &str, cfg: &Value) -> (u64, u64, u64) {
     let n = elided.sched.udp_sinks.elided;
     let folded = elided.sched.folded_credits;
     let ahead = elided.sched.udp_sinks.elided_ahead(&elided.loop_position());
-    assert_eq!(ev_plain, ev + n - ahead + folded, "{what}: events {ev_plain} vs {ev} + {n} elided - {ahead} still in the air + {folded} folded");
+    assert_eq!(
+        ev_plain,
+        ev + n - ahead + folded,
+        "{what}: events {ev_plain} vs {ev} + {n} elided - {ahead} still in the air + {folded} folded"
+    );
     (ev_plain, n, folded)
 }
 

@@ -6,8 +6,8 @@ use std::collections::VecDeque;
 
 use crate::engine::Scheduler;
 use crate::net::Network;
-use crate::results::{AckTrace, CwndTrace, StartupTrace};
 use crate::path::PathRegistry;
+use crate::results::{AckTrace, CwndTrace, StartupTrace};
 use crate::time::{OptTime, SimTime};
 
 /// A finished or running application-level transfer.
@@ -133,7 +133,9 @@ impl PendingQueue {
     }
     /// Bytes held outside the queue (the boxed deque), by capacity.
     pub fn heap_bytes(&self) -> usize {
-        self.rest.as_ref().map_or(0, |r| std::mem::size_of::<VecDeque<Pending>>() + r.capacity() * std::mem::size_of::<Pending>())
+        self.rest
+            .as_ref()
+            .map_or(0, |r| std::mem::size_of::<VecDeque<Pending>>() + r.capacity() * std::mem::size_of::<Pending>())
     }
 }
 

@@ -10,11 +10,15 @@ use shortflow_core::results::RunResults;
 
 fn asym(acc: bool) -> SimConfig {
     let (tcp, sink) = if acc {
-        (r#"{"window": 100, "window_init": 1, "syn": false, "delay_growth": false, "ecn": true, "maxburst": 4, "cc": {"kind": "sender_adaptation"}}"#,
-         r#"{"ack_size": 18, "ack_policy": {"kind": "acc"}, "ect_acks": true}"#)
+        (
+            r#"{"window": 100, "window_init": 1, "syn": false, "delay_growth": false, "ecn": true, "maxburst": 4, "cc": {"kind": "sender_adaptation"}}"#,
+            r#"{"ack_size": 18, "ack_policy": {"kind": "acc"}, "ect_acks": true}"#,
+        )
     } else {
-        (r#"{"window": 100, "window_init": 1, "syn": false, "delay_growth": false, "ecn": true}"#,
-         r#"{"ack_size": 18, "ack_policy": {"kind": "delayed"}}"#)
+        (
+            r#"{"window": 100, "window_init": 1, "syn": false, "delay_growth": false, "ecn": true}"#,
+            r#"{"ack_size": 18, "ack_policy": {"kind": "delayed"}}"#,
+        )
     };
     let text = format!(
         r#"{{

@@ -9,7 +9,8 @@ fn dumbbell(ecn: bool) -> SimConfig {
     let flows: Vec<String> = (0..4)
         .map(|k| format!(r#"{{"name": "f{k}", "src": "s", "dst": "d", "tcp": {{"ecn": {ecn}, "window": 100}}}}"#))
         .collect();
-    let apps: Vec<String> = (0..4).map(|k| format!(r#"{{"kind": "ftp", "flow": "f{k}", "start_s": {}}}"#, 0.1 * k as f64)).collect();
+    let apps: Vec<String> =
+        (0..4).map(|k| format!(r#"{{"kind": "ftp", "flow": "f{k}", "start_s": {}}}"#, 0.1 * k as f64)).collect();
     let text = format!(
         r#"{{
         "seed": 3, "duration_s": 60.0,
@@ -37,7 +38,12 @@ fn red_marks_replace_early_drops() {
     let (bp, be) = (bottleneck(&plain), bottleneck(&ecn));
     let (drops_plain, drops_ecn) = (plain.links.drops[bp], ecn.links.drops[be]);
     let rtx = |r: &shortflow_core::results::RunResults| r.flows.retransmits.iter().sum::<u64>();
-    eprintln!("drops {drops_plain} -> {drops_ecn}, retransmits {} -> {}, final cwnd {:?}", rtx(&plain), rtx(&ecn), ecn.flows.final_cwnd);
+    eprintln!(
+        "drops {drops_plain} -> {drops_ecn}, retransmits {} -> {}, final cwnd {:?}",
+        rtx(&plain),
+        rtx(&ecn),
+        ecn.flows.final_cwnd
+    );
     assert!(drops_plain > 20, "RED drops early without ECN: {drops_plain}");
     assert!(drops_ecn * 4 < drops_plain, "with ECN most early drops become marks: {drops_ecn} vs {drops_plain}");
     assert!(rtx(&ecn) * 4 < rtx(&plain), "and retransmissions fall: {} vs {}", rtx(&ecn), rtx(&plain));

@@ -37,7 +37,8 @@ fn config(startup: &str, queue: &str) -> SimConfig {
 
 #[test]
 fn pages_idle_and_cross_traffic_after_the_first_download() {
-    let r = shortflow_core::run(&config(r#"{"kind": "fast_start"}"#, r#"{"kind": "drop_priority", "limit_pkts": 20}"#)).unwrap();
+    let r = shortflow_core::run(&config(r#"{"kind": "fast_start"}"#, r#"{"kind": "drop_priority", "limit_pkts": 20}"#))
+        .unwrap();
     let t = &r.transfers;
     let web: Vec<usize> = (0..t.flow.len()).filter(|&i| &t.flow[i] == "web").collect();
     assert_eq!(web.len(), 4, "HTML + images, twice");
@@ -75,4 +76,3 @@ fn tcp_baseline_restarts_slow_start_after_the_idle_period() {
     assert_eq!(t.initial_cwnd[web[2]], 1.0, "ns-2's timer-driven slow-start restart");
     assert!(r.packets.low_prio.iter().all(|&l| !l));
 }
-

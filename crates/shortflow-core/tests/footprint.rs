@@ -29,6 +29,10 @@ fn footprint_counts_the_connections() {
         let floor = (std::mem::size_of::<shortflow_core::tcp::sender::TcpConn>()
             + std::mem::size_of::<shortflow_core::tcp::control::ControlBlock>()
             + std::mem::size_of::<shortflow_core::tcp::sink::TcpSink>()) as f64;
-        assert!(fp.bytes_per_connection() >= floor, "{} B per connection < {floor} B of structs", fp.bytes_per_connection());
+        assert!(
+            fp.bytes_per_connection() >= floor,
+            "{} B per connection < {floor} B of structs",
+            fp.bytes_per_connection()
+        );
     }
 }

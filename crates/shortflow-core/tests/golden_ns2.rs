@@ -166,7 +166,10 @@ fn compare_ack_sequences(flow: usize, gold: &[GAck], ours: &[(u64, i64)], report
     let hi = (at + 4).min(gold.len().max(ours.len()));
     let _ = writeln!(report, "   index | ns-2 time      ackno (csv line) | ours time      ackno");
     for i in lo..hi {
-        let g = gold.get(i).map(|g| format!("{} {:>6} ({})", fmt_ns(g.time_ns), g.ackno, g.line)).unwrap_or_else(|| "-".into());
+        let g = gold
+            .get(i)
+            .map(|g| format!("{} {:>6} ({})", fmt_ns(g.time_ns), g.ackno, g.line))
+            .unwrap_or_else(|| "-".into());
         let o = ours.get(i).map(|(t, a)| format!("{} {:>6}", fmt_ns(*t), a)).unwrap_or_else(|| "-".into());
         let mark = if i == at { ">>" } else { "  " };
         let _ = writeln!(report, "{mark}{i:>6} | {g:<32} | {o}");
@@ -263,7 +266,11 @@ fn check_dumbbell(scenario: &str) {
             ("data packets sent (ndatapack_, SYN included)", "ndatapack", ft.data_pkts_sent[i]),
             ("retransmitted packets (nrexmitpack_)", "nrexmitpack", ft.retransmits[i]),
             ("packets received by the sink (SYN and duplicates included)", "sink_pkts_received", ft.pkts_received[i]),
-            ("payload bytes cumulatively acked (ack_ * packetSize_, SYN carries none)", "bytes_acked", ft.bytes_acked[i]),
+            (
+                "payload bytes cumulatively acked (ack_ * packetSize_, SYN carries none)",
+                "bytes_acked",
+                ft.bytes_acked[i],
+            ),
         ];
         for (what, key, got) in checks {
             let want = g[key].as_u64().unwrap();
@@ -342,7 +349,12 @@ fn compare_mean(report: &mut String, golden: &Value, key: &str, ours: f64) {
     let tol = golden["compare"][key].as_f64().unwrap_or_else(|| panic!("golden compare.{key} missing"));
     let rel = (ours - want) / want;
     let verdict = if rel.abs() <= tol { "ok" } else { "FAIL" };
-    let _ = writeln!(report, "{verdict:>4} {key}: ns-2 mean {want:.2}, ours {ours:.2} ({:+.2}%, tolerance {:.1}%)", rel * 100.0, tol * 100.0);
+    let _ = writeln!(
+        report,
+        "{verdict:>4} {key}: ns-2 mean {want:.2}, ours {ours:.2} ({:+.2}%, tolerance {:.1}%)",
+        rel * 100.0,
+        tol * 100.0
+    );
 }
 
 fn seeds(golden: &Value) -> Vec<u64> {
@@ -389,7 +401,8 @@ fn pareto_means_over_seeds() {
     let base = load_config("pareto.config.json");
     let nflows = base.flows.len();
     let tcp_flows: Vec<usize> = (0..nflows).filter(|&i| base.flows[i].transport == Transport::Tcp).collect();
-    let udp_names: Vec<String> = base.flows.iter().filter(|f| f.transport == Transport::Udp).map(|f| f.name.clone()).collect();
+    let udp_names: Vec<String> =
+        base.flows.iter().filter(|f| f.transport == Transport::Udp).map(|f| f.name.clone()).collect();
     assert_eq!((tcp_flows.len(), udp_names.len()), (1, 10));
     let (mut acked, mut sent, mut rcvd, mut drops) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for seed in seeds(&golden) {
@@ -453,14 +466,24 @@ fn check_spand(variant: &str, n: u32) {
             continue;
         }
         let m = mean(&done);
-        let _ = writeln!(report, "     seed {seed}: mean completion ns-2 {:.4} s, ours {m:.4} s", ps["mean_completion_s"].as_f64().unwrap());
+        let _ = writeln!(
+            report,
+            "     seed {seed}: mean completion ns-2 {:.4} s, ours {m:.4} s",
+            ps["mean_completion_s"].as_f64().unwrap()
+        );
         seed_means.push(m);
     }
     let want = g["mean_completion_s"].as_f64().unwrap();
     let ours = if seed_means.is_empty() { f64::NAN } else { mean(&seed_means) };
     let rel = (ours - want) / want;
     let ok = rel.abs() <= tol && seed_means.len() == g["per_seed"].as_array().unwrap().len();
-    let _ = writeln!(report, "{} mean over seeds: ns-2 {want:.4} s, ours {ours:.4} s ({:+.2}%, tolerance {:.0}%)", if ok { "ok" } else { "FAIL" }, rel * 100.0, tol * 100.0);
+    let _ = writeln!(
+        report,
+        "{} mean over seeds: ns-2 {want:.4} s, ours {ours:.4} s ({:+.2}%, tolerance {:.0}%)",
+        if ok { "ok" } else { "FAIL" },
+        rel * 100.0,
+        tol * 100.0
+    );
     eprintln!("{report}");
     assert!(ok && !report.contains("completed transfers"), "{name} differs from ns-2.35:\n{report}");
 }

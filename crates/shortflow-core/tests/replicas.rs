@@ -147,7 +147,10 @@ fn bad_replicas_are_errors_naming_field_and_value() {
         (Box::new(|v| v["replicas"][0]["name"] = json!("")), &["replicas[0].name", "must not be empty"]),
         (Box::new(|v| v["replicas"][0]["access"]["rate_bps"] = json!(-3.0)), &["replicas[0].access.rate_bps", "-3"]),
         (Box::new(|v| v["replicas"][1]["dst_access"]["delay_s"] = json!(-1.0)), &["replicas[1].dst_access.delay_s"]),
-        (Box::new(|v| v["replicas"][0]["access"]["queue"] = json!({"kind": "drop_tail", "limit_pkts": 0})), &["replicas[0].access.queue.limit_pkts"]),
+        (
+            Box::new(|v| v["replicas"][0]["access"]["queue"] = json!({"kind": "drop_tail", "limit_pkts": 0})),
+            &["replicas[0].access.queue.limit_pkts"],
+        ),
         (Box::new(|v| v["replicas"][0]["app"]["bytes"] = json!(0)), &["replicas[0].app.bytes", "0"]),
         (Box::new(|v| v["replicas"][0]["app"]["stagger_s"] = json!(-0.5)), &["replicas[0].app.stagger_s", "-0.5"]),
         (Box::new(|v| v["replicas"][0]["tcp"]["window"] = json!(0)), &["replicas[0].tcp.window", "0"]),
@@ -155,8 +158,14 @@ fn bad_replicas_are_errors_naming_field_and_value() {
         (Box::new(|v| v["replicas"][0]["acces"] = json!({})), &["acces"]),
         (Box::new(|v| v["nodes"].as_array_mut().unwrap().push(json!("c.s3"))), &["nodes[4]", "c.s3", "replicas[0]"]),
         (Box::new(|v| v["flows"][0]["name"] = json!("e.2")), &["flows[0].name", "e.2", "replicas[1]"]),
-        (Box::new(|v| v["apps"].as_array_mut().unwrap().push(json!({"kind": "ftp", "flow": "c.4"}))), &["replicas[0].app", "c.4", "already driven"]),
-        (Box::new(|v| v["apps"][0]["start_after"] = json!(["c.7"])), &["apps[0].start_after[0]", "c.7", "unknown flow"]),
+        (
+            Box::new(|v| v["apps"].as_array_mut().unwrap().push(json!({"kind": "ftp", "flow": "c.4"}))),
+            &["replicas[0].app", "c.4", "already driven"],
+        ),
+        (
+            Box::new(|v| v["apps"][0]["start_after"] = json!(["c.7"])),
+            &["apps[0].start_after[0]", "c.7", "unknown flow"],
+        ),
     ];
     for (edit, want) in cases {
         let mut v = compact();

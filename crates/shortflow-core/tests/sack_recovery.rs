@@ -10,7 +10,9 @@ use shortflow_core::results::RunResults;
 
 fn burst(recovery: &str, sack: bool) -> RunResults {
     let link = |a: &str, b: &str, rate: f64, delay: f64, limit: u32| {
-        format!(r#"{{"src": "{a}", "dst": "{b}", "rate_bps": {rate}, "delay_s": {delay}, "queue": {{"kind": "drop_tail", "limit_pkts": {limit}}}}}"#)
+        format!(
+            r#"{{"src": "{a}", "dst": "{b}", "rate_bps": {rate}, "delay_s": {delay}, "queue": {{"kind": "drop_tail", "limit_pkts": {limit}}}}}"#
+        )
     };
     let text = format!(
         r#"{{
@@ -36,9 +38,20 @@ fn a_burst_into_a_small_queue_is_repaired_without_an_rto_by_rack_tlp() {
     let rack = burst(r#"{"kind": "rack_tlp", "prr": true}"#, true);
     let drops = |r: &RunResults| r.links.drops[r.links.link.iter().position(|l| l == "r->d").unwrap()];
     let f = |r: &RunResults| {
-        (r.transfers.completion_s[0], r.flows.timeouts[0], r.flows.loss_probes[0], r.flows.fast_retrans[0], r.flows.sack_recoveries[0], r.flows.retrans_segs[0])
+        (
+            r.transfers.completion_s[0],
+            r.flows.timeouts[0],
+            r.flows.loss_probes[0],
+            r.flows.fast_retrans[0],
+            r.flows.sack_recoveries[0],
+            r.flows.retrans_segs[0],
+        )
     };
-    eprintln!("ns2: drops {} (completion, timeouts, probes, fast_retrans, sack_recoveries, retrans) {:?}", drops(&ns2), f(&ns2));
+    eprintln!(
+        "ns2: drops {} (completion, timeouts, probes, fast_retrans, sack_recoveries, retrans) {:?}",
+        drops(&ns2),
+        f(&ns2)
+    );
     eprintln!("rack_tlp: drops {} {:?}", drops(&rack), f(&rack));
     assert_eq!(drops(&ns2), drops(&rack), "the same burst, the same drops");
     assert!(drops(&rack) >= 15, "most of the burst is lost: {}", drops(&rack));

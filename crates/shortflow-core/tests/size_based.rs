@@ -17,8 +17,11 @@ fn path(cc: &str, n: usize, bytes: u64, gap_s: f64, loss: f64, seed: u64) -> Sim
             )
         })
         .collect();
-    let apps: Vec<String> =
-        (0..n).map(|k| format!(r#"{{"kind": "ftp", "flow": "f{k}", "start_s": {}, "bytes": {bytes}}}"#, 1.0 + gap_s * k as f64)).collect();
+    let apps: Vec<String> = (0..n)
+        .map(|k| {
+            format!(r#"{{"kind": "ftp", "flow": "f{k}", "start_s": {}, "bytes": {bytes}}}"#, 1.0 + gap_s * k as f64)
+        })
+        .collect();
     let text = format!(
         r#"{{
         "seed": {seed}, "duration_s": {},

@@ -7,7 +7,9 @@ use shortflow_core::config::SimConfig;
 /// One user on a single 10 Mb/s, 10 ms link (server `s`, client `c`), every-packet
 /// acks, no SYN, `window_init` segments of 500 B. `surge` is extra JSON for the app.
 fn one_user(window_init: u32, surge: &str, duration_s: f64) -> SimConfig {
-    let tcp = format!(r#"{{"variant": "newreno", "window": 1000, "window_init": {window_init}, "packet_size": 500, "syn": false}}"#);
+    let tcp = format!(
+        r#"{{"variant": "newreno", "window": 1000, "window_init": {window_init}, "packet_size": 500, "syn": false}}"#
+    );
     let text = format!(
         r#"{{
         "seed": 1, "duration_s": {duration_s},

@@ -165,7 +165,8 @@ fn pages_repeat_after_the_think_time_on_the_open_connection() {
 
 #[test]
 fn idle_close_makes_the_next_page_open_a_fresh_connection() {
-    let r = run(&cfg("persistent", r#"[{"html_bytes": 1000}]"#, 2, r#", "n_pages": 2, "think_s": 2, "idle_close_s": 1"#));
+    let r =
+        run(&cfg("persistent", r#"[{"html_bytes": 1000}]"#, 2, r#", "n_pages": 2, "think_s": 2, "idle_close_s": 1"#));
     assert_eq!(r.pages.conns_opened, vec![1, 1]);
     close(page_time(&r, 1), FRESH1);
     assert_eq!(r.objects.conn, vec!["w.1.1", "w.1.2"]);
@@ -240,6 +241,8 @@ fn bad_inputs_name_the_field_and_value() {
     let e = bad(cfg("getall", rp, 1, ""));
     assert!(e.contains("apps[0].random_page.images_max"), "{e}");
     // A negative size does not parse (sizes are unsigned).
-    let text = serde_json::to_string(&cfg("seq", ONE_SEG_PAGE, 3, "")).unwrap().replace("\"html_bytes\":1000", "\"html_bytes\":-5");
+    let text = serde_json::to_string(&cfg("seq", ONE_SEG_PAGE, 3, ""))
+        .unwrap()
+        .replace("\"html_bytes\":1000", "\"html_bytes\":-5");
     assert!(serde_json::from_str::<SimConfig>(&text).is_err());
 }

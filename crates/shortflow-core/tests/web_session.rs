@@ -53,7 +53,10 @@ fn run(c: &SimConfig) -> RunResults {
 /// `got` is `rounds` one-way delays plus serialisation.
 fn rounds(got: f64, one_way_delays: f64) {
     let want = one_way_delays * D;
-    assert!(got >= want && got < want + SER, "got {got:.6} s, want {one_way_delays} D = {want:.3} s (+ < {SER} s of serialisation)");
+    assert!(
+        got >= want && got < want + SER,
+        "got {got:.6} s, want {one_way_delays} D = {want:.3} s (+ < {SER} s of serialisation)"
+    );
 }
 
 /// HTML of one segment and 4 images of 10 segments (spec C.9's page shape).

@@ -154,8 +154,8 @@ fn simulate(
     let cfg = parse_config(config_json)?;
     let duration_s = cfg.duration_s;
     let t0 = Instant::now();
-    let mut sim = detached_guard(py, "run", move || Simulation::new(cfg))?
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let mut sim =
+        detached_guard(py, "run", move || Simulation::new(cfg))?.map_err(|e| PyValueError::new_err(e.to_string()))?;
     let mut fired = 0u64;
     let mut slice = slice_events.unwrap_or(FIRST_SLICE_EVENTS);
     let mut last_report = t0;
@@ -229,7 +229,8 @@ fn resolve(config_json: &str) -> PyResult<String> {
 #[pyfunction]
 fn resolve_tcp_profile(tcp_json: &str) -> PyResult<String> {
     guard("resolve_tcp_profile", || {
-        let v: serde_json::Value = serde_json::from_str(tcp_json).map_err(|e| PyValueError::new_err(format!("tcp: {e}")))?;
+        let v: serde_json::Value =
+            serde_json::from_str(tcp_json).map_err(|e| PyValueError::new_err(format!("tcp: {e}")))?;
         let serde_json::Value::Object(mut tcp) = v else {
             return Err(PyValueError::new_err("tcp: must be a table"));
         };
@@ -316,7 +317,15 @@ fn check_model_args(wc: u32, b: f64) -> PyResult<()> {
 
 /// TCP Vienna's model (P4 §4.3, spec fairshare-and-sizebased B.4): the inputs checked
 /// and turned into a `PathModel`.
-fn vienna_path(p: f64, rtt: f64, t0: f64, w1: f64, b: f64, wmax: f64, window_model: &str) -> PyResult<vienna::PathModel> {
+fn vienna_path(
+    p: f64,
+    rtt: f64,
+    t0: f64,
+    w1: f64,
+    b: f64,
+    wmax: f64,
+    window_model: &str,
+) -> PyResult<vienna::PathModel> {
     if !(p.is_finite() && p > 0.0 && p < 1.0) {
         return Err(PyValueError::new_err(format!("p = {p}: the loss probability must be in (0, 1)")));
     }
@@ -332,7 +341,9 @@ fn vienna_path(p: f64, rtt: f64, t0: f64, w1: f64, b: f64, wmax: f64, window_mod
         return Err(PyValueError::new_err(format!("b = {b}: segments per ack must be 1 (no delayed acks) or 2")));
     }
     if !(wmax >= 1.0) {
-        return Err(PyValueError::new_err(format!("wmax = {wmax}: the receiver window must be at least 1 segment (inf for none)")));
+        return Err(PyValueError::new_err(format!(
+            "wmax = {wmax}: the receiver window must be at least 1 segment (inf for none)"
+        )));
     }
     let window_model = match window_model {
         "F" | "f" => vienna::WindowModel::F,
@@ -385,7 +396,8 @@ fn vienna_throughput<'py>(
     }
     check_flow_size(d)?;
     let x = vienna::Params { alpha, beta, gamma };
-    let (l, b_max) = guard("vienna_throughput", || Ok((vienna::latency(x, d, &path), vienna::long_flow_throughput(&path))))?;
+    let (l, b_max) =
+        guard("vienna_throughput", || Ok((vienna::latency(x, d, &path), vienna::long_flow_throughput(&path))))?;
     let out = PyDict::new(py);
     out.set_item("b", d / l.total())?;
     out.set_item("b_max", b_max)?;

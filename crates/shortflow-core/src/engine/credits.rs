@@ -139,6 +139,7 @@ impl Credits {
     /// Bytes held (`Simulation::memory`).
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
-        self.sinks.capacity() * size_of::<Sink>() + self.sinks.iter().map(|s| s.ring.capacity() * size_of::<Ahead>()).sum::<usize>()
+        self.sinks.capacity() * size_of::<Sink>()
+            + self.sinks.iter().map(|s| s.ring.capacity() * size_of::<Ahead>()).sum::<usize>()
     }
 }

@@ -216,7 +216,14 @@ fn compare_random(seed: u64, steps: usize, n_links: u32, n_timers: usize, n_pops
 
 /// `compare_random`, with far timers (`Scheduler::enable_far_timers`: bucket width bits
 /// and ring length) when `far` is given.
-fn compare_random_far(seed: u64, steps: usize, n_links: u32, n_timers: usize, n_pops_per_step: u64, far: Option<(u32, usize)>) {
+fn compare_random_far(
+    seed: u64,
+    steps: usize,
+    n_links: u32,
+    n_timers: usize,
+    n_pops_per_step: u64,
+    far: Option<(u32, usize)>,
+) {
     let mut r = Rand(seed);
     let mut s = Scheduler::new();
     if let Some((w, b)) = far {
@@ -358,7 +365,10 @@ fn compare_random_far(seed: u64, steps: usize, n_links: u32, n_timers: usize, n_
                 }
             }
         }
-        assert_eq!(timers.iter().map(|t| t.pending()).collect::<Vec<_>>(), rtimers.iter().map(|t| t.due.is_some()).collect::<Vec<_>>());
+        assert_eq!(
+            timers.iter().map(|t| t.pending()).collect::<Vec<_>>(),
+            rtimers.iter().map(|t| t.due.is_some()).collect::<Vec<_>>()
+        );
     }
     // Drain (a parked timer would re-arm forever).
     for (t, rt) in timers.iter_mut().zip(rtimers.iter_mut()) {

@@ -204,7 +204,8 @@ impl Averaged {
     pub fn value(&self, now: SimTime) -> Option<f64> {
         let m = now.0 / self.update.0;
         let from = m.saturating_sub(self.window_buckets);
-        let (sum, n) = self.buckets.iter().filter(|x| x.0 >= from && x.0 < m).fold((0.0, 0u64), |a, x| (a.0 + x.1, a.1 + x.2));
+        let (sum, n) =
+            self.buckets.iter().filter(|x| x.0 >= from && x.0 < m).fold((0.0, 0u64), |a, x| (a.0 + x.1, a.1 + x.2));
         (n > 0).then(|| sum / n as f64)
     }
 }
@@ -504,8 +505,8 @@ mod tests {
         assert!((a.value(t(90.0)).unwrap() - v0).abs() < 1e-12);
         live.remove(0);
         a.flush(t(200.0), &live); // 91..=200 s: only connection 2 (window 4)
-        // At 180 s (m = 3): buckets 1 and 2 (60..=179 s): 60..=90 pairs (31 × 14,
-        // 62 samples), 91..=179 singles (89 × 4).
+                                  // At 180 s (m = 3): buckets 1 and 2 (60..=179 s): 60..=90 pairs (31 × 14,
+                                  // 62 samples), 91..=179 singles (89 × 4).
         let v3 = (31.0 * 14.0 + 89.0 * 4.0) / (62.0 + 89.0);
         assert!((a.value(t(200.0)).unwrap() - v3).abs() < 1e-12);
         // Equal to flushing every second with the same windows.
@@ -515,7 +516,13 @@ mod tests {
         let last = vec![member(2, 30.5, 4.0, 2)];
         let mut k = 0.5;
         while k <= 200.0 {
-            let w = if k <= 30.5 { &one } else if k <= 90.0 { &two } else { &last };
+            let w = if k <= 30.5 {
+                &one
+            } else if k <= 90.0 {
+                &two
+            } else {
+                &last
+            };
             b.flush(t(k), w);
             k += 0.5;
         }

@@ -60,7 +60,12 @@ pub fn replica_member(cfg: &SimConfig, name: &str, kind: Option<char>) -> Option
 }
 
 /// The index of node `name`, or an error naming `field` (with the nearest name).
-pub fn lookup_node(cfg: &SimConfig, node_ix: &HashMap<&str, u32>, field: String, name: &str) -> Result<u32, ConfigError> {
+pub fn lookup_node(
+    cfg: &SimConfig,
+    node_ix: &HashMap<&str, u32>,
+    field: String,
+    name: &str,
+) -> Result<u32, ConfigError> {
     node_ix
         .get(name)
         .copied()
@@ -76,7 +81,13 @@ impl Topology<'_> {
 }
 
 /// The index of node `name`: an explicit node, or a host of a replica placed at `reps`.
-pub fn find_node(cfg: &SimConfig, node_ix: &HashMap<&str, u32>, reps: &[ReplicaNodes], field: String, name: &str) -> Result<u32, ConfigError> {
+pub fn find_node(
+    cfg: &SimConfig,
+    node_ix: &HashMap<&str, u32>,
+    reps: &[ReplicaNodes],
+    field: String,
+    name: &str,
+) -> Result<u32, ConfigError> {
     if let Some(&i) = node_ix.get(name) {
         return Ok(i);
     }
@@ -126,9 +137,18 @@ impl LinkSet<'_> {
             };
             dirs[1] = Some((d, s, l.reverse_queue.as_ref().unwrap_or(&l.queue), rrate, rdelay, rdelay_t, rloss));
         } else {
-            for (name, given) in [("reverse_rate_bps", l.reverse_rate_bps.is_some()), ("reverse_delay_s", l.reverse_delay_s.is_some()), ("reverse_queue", l.reverse_queue.is_some()), ("reverse_loss", l.reverse_loss.is_some())] {
+            for (name, given) in [
+                ("reverse_rate_bps", l.reverse_rate_bps.is_some()),
+                ("reverse_delay_s", l.reverse_delay_s.is_some()),
+                ("reverse_queue", l.reverse_queue.is_some()),
+                ("reverse_loss", l.reverse_loss.is_some()),
+            ] {
                 if given {
-                    return Err(err(format!("{f}.{name}"), "set", "only a duplex link has a reverse direction (duplex = false)"));
+                    return Err(err(
+                        format!("{f}.{name}"),
+                        "set",
+                        "only a duplex link has a reverse direction (duplex = false)",
+                    ));
                 }
             }
         }
@@ -228,7 +248,11 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
     }
     for (i, n) in cfg.nodes.iter().enumerate() {
         if let Some((r, _)) = replica_member(cfg, n, Some('s')).or_else(|| replica_member(cfg, n, Some('d'))) {
-            return Err(err(format!("nodes[{i}]"), n, format!("also the name of a host of replicas[{r}] ({})", cfg.replicas[r].name)));
+            return Err(err(
+                format!("nodes[{i}]"),
+                n,
+                format!("also the name of a host of replicas[{r}] ({})", cfg.replicas[r].name),
+            ));
         }
     }
     // One buffer for every name (`Names`): replica hosts are most of the nodes.
@@ -256,7 +280,16 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
     let n_links = cfg.links.len() * 2 + cfg.replicas.iter().map(|r| r.count as usize * 4).sum::<usize>();
     let links = Vec::with_capacity(n_links);
     crate::sim::advise_huge_pages(&links);
-    let mut set = LinkSet { cfg, names: &names, links, classes: Vec::new(), class_of: HashMap::new(), last_class: None, pairs: Vec::with_capacity(n_links), seen: HashMap::new() };
+    let mut set = LinkSet {
+        cfg,
+        names: &names,
+        links,
+        classes: Vec::new(),
+        class_of: HashMap::new(),
+        last_class: None,
+        pairs: Vec::with_capacity(n_links),
+        seen: HashMap::new(),
+    };
     for (i, l) in cfg.links.iter().enumerate() {
         let f = format!("links[{i}]");
         let s = node(format!("{f}.src"), &l.src)?;
@@ -339,7 +372,13 @@ fn check_replica_name(cfg: &SimConfig, f: &str, k: usize) -> Result<(), ConfigEr
 
 /// Rate and delay of a duplex link's reverse direction: its own (`reverse_rate_bps`,
 /// `reverse_delay_s`, validated like the forward ones) or the forward values.
-fn reverse_direction(f: &str, l: &crate::config::LinkConfig, rate: f64, delay: f64, delay_t: crate::time::SimTime) -> Result<(f64, f64, crate::time::SimTime), ConfigError> {
+fn reverse_direction(
+    f: &str,
+    l: &crate::config::LinkConfig,
+    rate: f64,
+    delay: f64,
+    delay_t: crate::time::SimTime,
+) -> Result<(f64, f64, crate::time::SimTime), ConfigError> {
     let rate = match l.reverse_rate_bps {
         None => rate,
         Some(r) => {
@@ -377,4 +416,3 @@ fn parse_addr(field: &str, s: &str) -> Result<u32, ConfigError> {
     }
     Ok(a)
 }
-

@@ -3,8 +3,8 @@
 //! Nodes forward instantly (no processing delay), as in ns-2. Routing is static
 //! shortest path by hop count, computed once when the topology is built.
 
-pub mod element;
 pub mod build;
+pub mod element;
 pub mod link;
 pub mod packet;
 pub mod prefetch;
@@ -14,8 +14,8 @@ pub mod udp_rx;
 
 use crate::engine::{credit_word, Event, PktId, Scheduler, VIRT_RESUME};
 use crate::error::ConfigError;
-use crate::net::element::{AnyElement, ElemCtx, Verdict, NO_ELEM};
 use crate::names::Names;
+use crate::net::element::{AnyElement, ElemCtx, Verdict, NO_ELEM};
 use crate::net::link::{Link, LinkClass};
 use crate::net::packet::{PacketPool, PktKind};
 use crate::net::queue::{Dropped, QueueCtx};
@@ -84,7 +84,14 @@ struct FoldLink {
 impl Network {
     /// A network over `links` (of classes `link_classes`) between nodes named
     /// `node_names`, with static `routes`.
-    pub fn new(links: Vec<Link>, link_classes: Vec<LinkClass>, node_names: Names, routes: Routes, queue_rng: Rng, trace: Option<PacketTrace>) -> Network {
+    pub fn new(
+        links: Vec<Link>,
+        link_classes: Vec<LinkClass>,
+        node_names: Names,
+        routes: Routes,
+        queue_rng: Rng,
+        trace: Option<PacketTrace>,
+    ) -> Network {
         debug_assert!(links.iter().all(|l| (l.class as usize) < link_classes.len()));
         Network {
             pool: PacketPool::new(),
@@ -353,7 +360,16 @@ impl Network {
     /// instead of queueing the far-end arrival, and the packet is freed.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn enter_fold(&mut self, sched: &mut Scheduler, p: PktId, size: u32, t_x: SimTime, s_x: u64, l2: u32, credit: Option<u32>) -> bool {
+    fn enter_fold(
+        &mut self,
+        sched: &mut Scheduler,
+        p: PktId,
+        size: u32,
+        t_x: SimTime,
+        s_x: u64,
+        l2: u32,
+        credit: Option<u32>,
+    ) -> bool {
         let Network { links, link_classes: classes, fold, pool, .. } = self;
         let f = &mut fold[l2 as usize];
         let next = &mut links[l2 as usize];
@@ -462,7 +478,8 @@ impl Network {
     #[inline(never)]
     fn enqueue(&mut self, now: SimTime, l: u32, pkt: PktId, busy: bool) {
         let link = &mut self.links[l as usize];
-        let mut cx = QueueCtx { now, pool: &mut self.pool, rng: &mut self.queue_rng, link_busy: busy, drops: &mut self.drops };
+        let mut cx =
+            QueueCtx { now, pool: &mut self.pool, rng: &mut self.queue_rng, link_busy: busy, drops: &mut self.drops };
         link.queue.enqueue(pkt, &mut cx);
         if link.traced() {
             self.trace_pkt(now, b'+', l, pkt);
@@ -560,7 +577,14 @@ impl Network {
     /// it (true); `link` is the one `p` starts on. See `udp_rx` and docs/architecture.md, "Elided UDP deliveries". Out of
     /// line: only datagrams on a link into a node with a UDP sink come here.
     #[inline(never)]
-    fn elide_udp_arrival(link: &Link, pool: &mut PacketPool, udp: &mut UdpRx, sched: &mut Scheduler, p: PktId, at: SimTime) -> bool {
+    fn elide_udp_arrival(
+        link: &Link,
+        pool: &mut PacketPool,
+        udp: &mut UdpRx,
+        sched: &mut Scheduler,
+        p: PktId,
+        at: SimTime,
+    ) -> bool {
         let pk = pool.get(p);
         if link.arrive_hooks() || pk.dst != link.dst {
             return false;

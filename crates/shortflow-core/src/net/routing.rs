@@ -110,7 +110,9 @@ impl Routes {
         };
         let (out_start, out_links) = by(|l| l.0);
         let (in_start, in_links) = by(|l| l.1);
-        let incoming = |u: usize| in_links[in_start[u] as usize..in_start[u + 1] as usize].iter().map(|&i| (links[i as usize].0, i));
+        let incoming = |u: usize| {
+            in_links[in_start[u] as usize..in_start[u + 1] as usize].iter().map(|&i| (links[i as usize].0, i))
+        };
         // Leaves: one outgoing link, every incoming link from that link's far end.
         let mut nodes = Vec::with_capacity(n);
         let mut rows = 0u32;

@@ -44,11 +44,7 @@ struct RunningSum {
 impl RunningSum {
     fn add(&mut self, x: f64) {
         let t = self.s + x;
-        self.c += if self.s.abs() >= x.abs() {
-            (self.s - t) + x
-        } else {
-            (x - t) + self.s
-        };
+        self.c += if self.s.abs() >= x.abs() { (self.s - t) + x } else { (x - t) + self.s };
         self.s = t;
     }
     fn get(self) -> f64 {
@@ -123,9 +119,7 @@ impl Gateway {
     /// or a zero `window`.
     pub fn new(window: SimTime, min_samples: u32, prefix_len: u8) -> Result<Self, String> {
         if prefix_len > 32 {
-            return Err(format!(
-                "prefix_len = {prefix_len}: an IPv4 prefix length must be 0..=32"
-            ));
+            return Err(format!("prefix_len = {prefix_len}: an IPv4 prefix length must be 0..=32"));
         }
         if min_samples == 0 {
             return Err("min_samples = 0: at least 1 sample is needed for an estimate".to_string());
@@ -134,19 +128,8 @@ impl Gateway {
             return Err(format!("window = {window}: the averaging window must be positive"));
         }
         // Paper §5.2.1: network = the top `prefix_len` bits; /0 groups everything.
-        let mask = if prefix_len == 0 {
-            0
-        } else {
-            u32::MAX << (32 - prefix_len)
-        };
-        Ok(Gateway {
-            window,
-            min_samples,
-            prefix_len,
-            mask,
-            nets: HashMap::new(),
-            rejected: 0,
-        })
+        let mask = if prefix_len == 0 { 0 } else { u32::MAX << (32 - prefix_len) };
+        Ok(Gateway { window, min_samples, prefix_len, mask, nets: HashMap::new(), rejected: 0 })
     }
 
     /// The network key of a destination address: `addr & mask(prefix_len)` (paper
@@ -239,10 +222,7 @@ mod tests {
             assert!(Gateway::new(SimTime::from_nanos(1), 1, p).is_ok());
         }
         let g = gw(24);
-        assert_eq!(
-            (g.window(), g.min_samples(), g.prefix_len()),
-            (SimTime::from_secs(300), 1, 24)
-        );
+        assert_eq!((g.window(), g.min_samples(), g.prefix_len()), (SimTime::from_secs(300), 1, 24));
     }
 
     #[test]
@@ -274,11 +254,7 @@ mod tests {
         let t0 = SimTime::from_secs(10);
         g.report(a, t0, 8.0, 0.1);
         let edge = t0 + DEFAULT_WINDOW;
-        assert_eq!(
-            g.query(a, edge).map(|e| e.n_samples),
-            Some(1),
-            "exactly at the boundary"
-        );
+        assert_eq!(g.query(a, edge).map(|e| e.n_samples), Some(1), "exactly at the boundary");
         assert_eq!(g.query(a, edge + SimTime::from_nanos(1)), None, "1 ns outside");
         assert_eq!(g.n_keys(), 0, "an emptied network is forgotten");
         // Early queries (now < window) keep everything.
@@ -309,10 +285,7 @@ mod tests {
         assert_eq!(g.query(a, SimTime::from_secs(3)), None);
         assert_eq!(g.n_keys(), 1, "too few samples is not the same as none");
         g.report(a, SimTime::from_secs(3), 9.0, 0.1);
-        assert_eq!(
-            g.query(a, SimTime::from_secs(3)).map(|e| (e.wc, e.n_samples)),
-            Some((7.0, 3))
-        );
+        assert_eq!(g.query(a, SimTime::from_secs(3)).map(|e| (e.wc, e.n_samples)), Some((7.0, 3)));
         // The first sample expires: back to "not enough".
         assert_eq!(g.query(a, SimTime::from_secs(302)), None);
     }
@@ -362,12 +335,7 @@ mod tests {
         let mut g = gw(24);
         for net in 0..1000u32 {
             for k in 0..=(net % 4) {
-                g.report(
-                    net << 8 | k,
-                    SimTime::from_secs(k as u64),
-                    net as f64 + k as f64,
-                    0.01 * k as f64,
-                );
+                g.report(net << 8 | k, SimTime::from_secs(k as u64), net as f64 + k as f64, 0.01 * k as f64);
             }
         }
         assert_eq!(g.n_keys(), 1000);
@@ -428,17 +396,10 @@ mod tests {
             }
             let e = g.query(a, SimTime::from_secs(s)).expect("non-empty");
             let n = live.len() as f64;
-            let (mw, mr) = (
-                live.iter().map(|x| x.1).sum::<f64>() / n,
-                live.iter().map(|x| x.2).sum::<f64>() / n,
-            );
+            let (mw, mr) = (live.iter().map(|x| x.1).sum::<f64>() / n, live.iter().map(|x| x.2).sum::<f64>() / n);
             assert_eq!(e.n_samples as usize, live.len());
             assert!((e.wc - mw).abs() <= 1e-6 * mw.abs().max(1.0), "t={s}: {} vs {mw}", e.wc);
-            assert!(
-                (e.rtt_s - mr).abs() <= 1e-6 * mr.abs().max(1.0),
-                "t={s}: {} vs {mr}",
-                e.rtt_s
-            );
+            assert!((e.rtt_s - mr).abs() <= 1e-6 * mr.abs().max(1.0), "t={s}: {} vs {mr}", e.rtt_s);
         }
     }
 }

@@ -96,15 +96,7 @@ pub struct CwndOptDetail {
 /// expected to slow-start instead when it has no estimate, spec §1.4(5)).
 pub fn cwnd_opt_detail(f_pkts: u64, wc: u32, b: f64, policy: InfeasiblePolicy, max_wnd: u32) -> CwndOptDetail {
     let fe = f_e(wc, b);
-    let mut d = CwndOptDetail {
-        cwnd: 1,
-        cwnd_no_shift: 1,
-        m0: None,
-        delta: 0,
-        f_e: fe,
-        r: 0.0,
-        feasible: false,
-    };
+    let mut d = CwndOptDetail { cwnd: 1, cwnd_no_shift: 1, m0: None, delta: 0, f_e: fe, r: 0.0, feasible: false };
     // Spec §1.5: "if F < 1 or Wc < 1: return 1"; an unusable b is treated the same way.
     if f_pkts < 1 || wc < 1 || !valid_b(b) {
         return d;
@@ -185,13 +177,7 @@ struct Schedule {
 impl Schedule {
     fn new(f_pkts: u64) -> Self {
         let f = f_pkts as f64;
-        Schedule {
-            out: Vec::new(),
-            left: f,
-            tol: 1e-9 * f.max(1.0),
-            acc: 0.0,
-            room: 1.0,
-        }
+        Schedule { out: Vec::new(), left: f, tol: 1e-9 * f.max(1.0), acc: 0.0, room: 1.0 }
     }
     /// Sends at window `win` for `dur` RTTs; true once the transfer is complete.
     fn hold(&mut self, win: f64, mut dur: f64) -> bool {
@@ -338,9 +324,7 @@ mod tests {
 
     #[test]
     fn f_e_lists_of_spec_1_6() {
-        let b1 = [
-            4, 8, 12, 18, 23, 31, 37, 47, 54, 66, 74, 88, 97, 113, 123, 141, 152, 172, 184, 206,
-        ];
+        let b1 = [4, 8, 12, 18, 23, 31, 37, 47, 54, 66, 74, 88, 97, 113, 123, 141, 152, 172, 184, 206];
         for (i, &v) in b1.iter().enumerate() {
             assert_eq!(f_e(i as u32 + 1, 1.0), v as f64, "b=1 W_c={}", i + 1);
         }
@@ -652,10 +636,7 @@ mod tests {
                         let n = table[m as usize - 1][f as usize];
                         if n < mine {
                             let loss_free = b * sum_range(m as u64, wc as u64) as f64 >= f as f64;
-                            assert!(
-                                !loss_free,
-                                "loss-free start {m} beats Eq.3 {mine} RTTs: F={f} W_c={wc} b={b}"
-                            );
+                            assert!(!loss_free, "loss-free start {m} beats Eq.3 {mine} RTTs: F={f} W_c={wc} b={b}");
                             lost_to_lossy = true;
                         }
                     }
@@ -730,10 +711,7 @@ mod tests {
             for &(f, wc) in &[(u64::MAX, u32::MAX), (1, u32::MAX), (u64::MAX, 1), (1 << 40, 100_000)] {
                 for b in [1.0, 2.0, 1.5] {
                     let d = cwnd_opt_detail(f, wc, b, pol, 0);
-                    assert!(
-                        d.cwnd >= 1 && d.cwnd <= wc && d.cwnd <= d.cwnd_no_shift,
-                        "F={f} W_c={wc}"
-                    );
+                    assert!(d.cwnd >= 1 && d.cwnd <= wc && d.cwnd <= d.cwnd_no_shift, "F={f} W_c={wc}");
                 }
             }
         }
@@ -811,10 +789,7 @@ mod tests {
     #[test]
     fn slow_start_schedule_growth() {
         assert_eq!(slow_start_schedule(30, 1, 100, 1.0), vec![1.0, 2.0, 4.0, 8.0, 15.0]);
-        assert_eq!(
-            slow_start_schedule(30, 1, 100, 2.0),
-            vec![1.0, 1.5, 2.25, 3.375, 5.0625, 7.59375, 9.21875]
-        );
+        assert_eq!(slow_start_schedule(30, 1, 100, 2.0), vec![1.0, 1.5, 2.25, 3.375, 5.0625, 7.59375, 9.21875]);
         assert_eq!(slow_start_schedule(20, 4, 6, 1.0), vec![4.0, 6.0, 6.0, 4.0]); // capped at W_c
         assert_eq!(slow_start_schedule(5, 50, 6, 1.0), vec![5.0]); // iw clamped to W_c
         for k in 1..=20usize {

@@ -136,7 +136,8 @@ impl ControlBlock {
         tcb.ssthresh = if p.initial_ssthresh > 0 { p.initial_ssthresh } else { p.wnd as i32 };
         let mut rtt = RttEstimator::new(&p.rtt, boot_time);
         rtt.init(&p.rtt);
-        let cc = AnyCc::from_config("tcp", &p.cc, p.maxburst.max(0) as u32).expect("TcpParams::from_config validated the rule");
+        let cc = AnyCc::from_config("tcp", &p.cc, p.maxburst.max(0) as u32)
+            .expect("TcpParams::from_config validated the rule");
         let detail = cc.wants_detail() || startup.wants_detail() || p.linux_rto.is_some();
         let every_ack = startup.wants_every_ack();
         // Any rule but ns-2's may act on a send or pace bursts; ECN and the tcp-asym
@@ -193,7 +194,8 @@ impl ControlBlock {
         t.last_cwnd_action = CwndAction::None;
         t.first_decrease = true;
         self.rtt = RttEstimator::new(&p.rtt, self.rtt.boot_time);
-        self.cc = AnyCc::from_config("tcp", &p.cc, p.maxburst.max(0) as u32).expect("TcpParams::from_config validated the rule");
+        self.cc = AnyCc::from_config("tcp", &p.cc, p.maxburst.max(0) as u32)
+            .expect("TcpParams::from_config validated the rule");
         self.end_plan();
         self.burst_wait = false;
         self.linux_rtt = p.linux_rto.map(|lp| Box::new(LinuxRtt::new(lp)));
@@ -373,7 +375,14 @@ impl TcpSenders {
     /// Add a connection that opens a TCP session (`tcp::session`): its own block
     /// becomes the session's, with the given scheduler and recovery. Returns the
     /// connection's index; further members join with [`TcpSenders::join_session`].
-    pub fn push_session(&mut self, mut conn: TcpConn, cb: ControlBlock, sched: crate::config::SessionScheduler, later_acks: bool, weight: u32) -> u32 {
+    pub fn push_session(
+        &mut self,
+        mut conn: TcpConn,
+        cb: ControlBlock,
+        sched: crate::config::SessionScheduler,
+        later_acks: bool,
+        weight: u32,
+    ) -> u32 {
         use crate::tcp::session::{scheduler::Scheduler, Session};
         conn.in_session = true;
         let agent = conn.agent;

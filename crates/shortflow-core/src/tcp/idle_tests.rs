@@ -90,13 +90,27 @@ fn many_short_connections_are_unchanged() {
     let mut c = golden("bench_c.config.json");
     let n = 300;
     let keep: std::collections::HashSet<String> = (0..n).flat_map(|i| [format!("s{i}"), format!("d{i}")]).collect();
-    c["nodes"] = json!(c["nodes"].as_array().unwrap().iter().filter(|x| {
-        let x = x.as_str().unwrap();
-        x == "r1" || x == "r2" || keep.contains(x)
-    }).cloned().collect::<Vec<_>>());
-    c["links"] = json!(c["links"].as_array().unwrap().iter().filter(|l| {
-        [l["src"].as_str().unwrap(), l["dst"].as_str().unwrap()].iter().all(|x| *x == "r1" || *x == "r2" || keep.contains(*x))
-    }).cloned().collect::<Vec<_>>());
+    c["nodes"] = json!(c["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| {
+            let x = x.as_str().unwrap();
+            x == "r1" || x == "r2" || keep.contains(x)
+        })
+        .cloned()
+        .collect::<Vec<_>>());
+    c["links"] = json!(c["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| {
+            [l["src"].as_str().unwrap(), l["dst"].as_str().unwrap()]
+                .iter()
+                .all(|x| *x == "r1" || *x == "r2" || keep.contains(*x))
+        })
+        .cloned()
+        .collect::<Vec<_>>());
     c["flows"] = json!(c["flows"].as_array().unwrap()[..n].to_vec());
     c["apps"] = json!(c["apps"].as_array().unwrap()[..n].to_vec());
     c["duration_s"] = json!(20.0);

@@ -13,11 +13,11 @@ pub mod cc;
 pub mod control;
 pub mod events;
 pub mod pacing;
+pub mod recovery;
 pub mod rtt;
 pub mod rtt_linux;
-pub mod sender;
-pub mod recovery;
 pub mod scoreboard;
+pub mod sender;
 pub mod sentlog;
 pub mod session;
 pub mod sink;
@@ -26,10 +26,10 @@ pub mod startup;
 #[cfg(test)]
 pub(crate) mod fixtures;
 #[cfg(test)]
+mod idle_tests;
+#[cfg(test)]
 pub(crate) mod rig;
 #[cfg(test)]
 mod sender_tests;
-#[cfg(test)]
-mod idle_tests;
 #[cfg(test)]
 mod sndbuf_tests;

@@ -85,7 +85,13 @@ impl Rig {
 
     /// `n` connections in one TCP session (`tcp::session`) with `sched`, later acks
     /// on or off, and the given weights (1 where missing).
-    pub fn session(tcp: &TcpConfig, n: u32, sched: crate::config::SessionScheduler, later_acks: bool, weights: &[u32]) -> Rig {
+    pub fn session(
+        tcp: &TcpConfig,
+        n: u32,
+        sched: crate::config::SessionScheduler,
+        later_acks: bool,
+        weights: &[u32],
+    ) -> Rig {
         let mut r = Rig::new(tcp, AnyStartup::default(), 0, false);
         let p = Arc::new(TcpParams::from_config("tcp", tcp).expect("valid TcpConfig"));
         r.shared.flow_names = (0..n).map(|k| format!("c{k}")).collect();
@@ -230,7 +236,10 @@ impl Rig {
         let pkt = Packet::ack(k, 0, 2 * k, 40, ackno, t);
         let (mut cx, senders) = self.cx();
         let id = cx.net.pool.alloc(pkt);
-        let o = crate::net::packet::PktOptions { rwnd: Some(crate::net::packet::Rwnd { segs, update: false }), ..Default::default() };
+        let o = crate::net::packet::PktOptions {
+            rwnd: Some(crate::net::packet::Rwnd { segs, update: false }),
+            ..Default::default()
+        };
         cx.net.pool.set_options(id, o);
         senders.recv(&mut cx, k, id);
         self.check_hooks();
@@ -246,7 +255,12 @@ impl Rig {
         let mut out = Vec::new();
         for i in self.seen..tr.time_ns.len() {
             if tr.event[i] == b'+' {
-                out.push(Sent { t_us: tr.time_ns[i] / 1000, conn: tr.flow[i], seq: tr.seqno[i], low_prio: tr.low_prio[i] });
+                out.push(Sent {
+                    t_us: tr.time_ns[i] / 1000,
+                    conn: tr.flow[i],
+                    seq: tr.seqno[i],
+                    low_prio: tr.low_prio[i],
+                });
             }
         }
         self.seen = tr.time_ns.len();

@@ -78,7 +78,8 @@ fn fmod(x: f64, y: f64) -> f64 {
 
 impl RttEstimator {
     pub fn new(p: &RttParams, boot_time: f64) -> Self {
-        let mut r = RttEstimator { t_rtt: 0, t_srtt: 0, t_rttvar: 0, t_rtxcur: 0.0, t_backoff: 1, boot_time, exact_srtt: 0.0 };
+        let mut r =
+            RttEstimator { t_rtt: 0, t_srtt: 0, t_rttvar: 0, t_rtxcur: 0.0, t_backoff: 1, boot_time, exact_srtt: 0.0 };
         r.init(p);
         r
     }

@@ -38,15 +38,29 @@ pub struct LinuxRtoParams {
 }
 
 impl LinuxRtoParams {
-    pub fn from_config(field: &str, rto_min_s: f64, rto_max_s: f64, rto_init_s: f64, timestamps: bool) -> Result<Self, ConfigError> {
+    pub fn from_config(
+        field: &str,
+        rto_min_s: f64,
+        rto_max_s: f64,
+        rto_init_s: f64,
+        timestamps: bool,
+    ) -> Result<Self, ConfigError> {
         let min = time_s(&format!("{field}.min_s"), rto_min_s)?;
         let max = positive_time_s(&format!("{field}.max_s"), rto_max_s)?;
         let init = positive_time_s(&format!("{field}.init_s"), rto_init_s)?;
         if max < min {
-            return Err(ConfigError::new(format!("{field}.max_s"), rto_max_s, format!("must be at least min_s = {rto_min_s}")));
+            return Err(ConfigError::new(
+                format!("{field}.max_s"),
+                rto_max_s,
+                format!("must be at least min_s = {rto_min_s}"),
+            ));
         }
         if init > max {
-            return Err(ConfigError::new(format!("{field}.init_s"), rto_init_s, format!("must be at most max_s = {rto_max_s}")));
+            return Err(ConfigError::new(
+                format!("{field}.init_s"),
+                rto_init_s,
+                format!("must be at most max_s = {rto_max_s}"),
+            ));
         }
         let us = |t: SimTime| t.as_nanos() / 1000;
         Ok(LinuxRtoParams { rto_min_us: us(min), rto_max_us: us(max), rto_init_us: us(init), timestamps })
@@ -75,7 +89,18 @@ pub struct LinuxRtt {
 
 impl LinuxRtt {
     pub fn new(p: LinuxRtoParams) -> LinuxRtt {
-        LinuxRtt { p, srtt_us: 0, mdev_us: 0, mdev_max_us: 0, rttvar_us: 0, rtt_seq: 0, rto_us: p.rto_init_us, backoff: 0, last_sample_us: 0, samples: 0 }
+        LinuxRtt {
+            p,
+            srtt_us: 0,
+            mdev_us: 0,
+            mdev_max_us: 0,
+            rttvar_us: 0,
+            rtt_seq: 0,
+            rto_us: p.rto_init_us,
+            backoff: 0,
+            last_sample_us: 0,
+            samples: 0,
+        }
     }
 
     pub fn params(&self) -> &LinuxRtoParams {

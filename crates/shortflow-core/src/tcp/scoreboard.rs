@@ -276,7 +276,8 @@ impl Scoreboard {
     }
     /// SACKed segments above `seq` (RFC 6675 IsLost counts them against DupThresh).
     pub fn sacked_above(&self, seq: i64) -> u32 {
-        ((seq + 1).max(self.base)..self.high_sacked).filter(|&s| self.ring[self.idx(s)].flags & SACKED != 0).count() as u32
+        ((seq + 1).max(self.base)..self.high_sacked).filter(|&s| self.ring[self.idx(s)].flags & SACKED != 0).count()
+            as u32
     }
 
     /// Check the counters against the marks (tests).

@@ -25,8 +25,8 @@
 use std::sync::Arc;
 
 use crate::config::{CcConfig, RecoveryConfig, RtoConfig, TcpConfig, TcpVariant};
-use crate::error::{non_negative, positive, ConfigError};
 use crate::engine::{PktId, Timer};
+use crate::error::{non_negative, positive, ConfigError};
 use crate::net::packet::{AsymHeader, Packet, PktOptions};
 use crate::path::PathCtx;
 use crate::tcp::cc::{CwndAction, RttView};
@@ -122,10 +122,18 @@ impl TcpParams {
             return Err(ConfigError::new(format!("{field}.rttvar_exp"), t.rttvar_exp, "must be at most 8"));
         }
         if t.overhead_s != 0.0 {
-            return Err(ConfigError::new(format!("{field}.overhead_s"), t.overhead_s, "only 0 (no random send delay) is supported"));
+            return Err(ConfigError::new(
+                format!("{field}.overhead_s"),
+                t.overhead_s,
+                "only 0 (no random send delay) is supported",
+            ));
         }
         if t.window_option != 1 {
-            return Err(ConfigError::new(format!("{field}.window_option"), t.window_option, "only windowOption_ 1 (standard) is supported"));
+            return Err(ConfigError::new(
+                format!("{field}.window_option"),
+                t.window_option,
+                "only windowOption_ 1 (standard) is supported",
+            ));
         }
         positive(&format!("{field}.increase_num"), t.increase_num)?;
         let dn = positive(&format!("{field}.decrease_num"), t.decrease_num)?;
@@ -134,7 +142,11 @@ impl TcpParams {
         }
         if let Some(b) = t.boot_time_s {
             if !(0.0..tick).contains(&b) {
-                return Err(ConfigError::new(format!("{field}.boot_time_s"), b, format!("must be in [0, tcp_tick_s = {tick})")));
+                return Err(ConfigError::new(
+                    format!("{field}.boot_time_s"),
+                    b,
+                    format!("must be in [0, tcp_tick_s = {tick})"),
+                ));
             }
         }
         crate::tcp::cc::AnyCc::from_config(field, &t.cc, t.maxburst)?;
@@ -142,7 +154,10 @@ impl TcpParams {
             return Err(ConfigError::new(
                 format!("{field}.sack_max_blocks"),
                 t.sack_max_blocks,
-                format!("must be 1 to {} (RFC 2018: 4 blocks fit in the option space, 3 with timestamps)", crate::net::packet::MAX_SACK_BLOCKS),
+                format!(
+                    "must be 1 to {} (RFC 2018: 4 blocks fit in the option space, 3 with timestamps)",
+                    crate::net::packet::MAX_SACK_BLOCKS
+                ),
             ));
         }
         SackRecovery::from_config(field, &t.recovery, t.sack)?;
@@ -258,7 +273,6 @@ struct SndBuf {
     /// The application wants to hear when room frees (`Notice::Writable`).
     watch: bool,
 }
-
 
 /// One connection's sending mechanism (ns-2's one-way agent less its window).
 pub struct TcpConn {
@@ -379,7 +393,15 @@ impl TcpConn {
     /// A connection in ns-2's `reset()` state. `cb` is set when the connection is
     /// added to a `TcpSenders` table.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(agent: u32, flow: u32, node: u32, dst_node: u32, dst_agent: u32, dst_addr: u32, p: Arc<TcpParams>) -> TcpConn {
+    pub fn new(
+        agent: u32,
+        flow: u32,
+        node: u32,
+        dst_node: u32,
+        dst_agent: u32,
+        dst_addr: u32,
+        p: Arc<TcpParams>,
+    ) -> TcpConn {
         TcpConn {
             agent,
             flow,
@@ -425,7 +447,9 @@ impl TcpConn {
             window_opened: false,
             rwnd_edge: i64::MAX,
             ctr: LossCounters::default(),
-            rec: SackRecovery::from_config("tcp", &p.recovery, p.sack).expect("TcpParams::from_config validated the recovery").map(Box::new),
+            rec: SackRecovery::from_config("tcp", &p.recovery, p.sack)
+                .expect("TcpParams::from_config validated the recovery")
+                .map(Box::new),
             rto_at: OptTime::NONE,
             in_session: false,
             sndbuf: p.sndbuf_pkts.map(|cap| Box::new(SndBuf { cap, ..SndBuf::default() })),
@@ -456,7 +480,12 @@ impl TcpConn {
     }
 
     /// What a start-up policy sees (`transfer_pkts` is 0 outside `on_transfer_start`).
-    fn start_ctx<'a>(&'a self, cb: &'a mut ControlBlock, cx: &'a mut Ctx, transfer_pkts: i64) -> (&'a mut crate::tcp::startup::AnyStartup, StartCtx<'a>) {
+    fn start_ctx<'a>(
+        &'a self,
+        cb: &'a mut ControlBlock,
+        cx: &'a mut Ctx,
+        transfer_pkts: i64,
+    ) -> (&'a mut crate::tcp::startup::AnyStartup, StartCtx<'a>) {
         let shared = &mut *cx.shared;
         let rto_s = cb.rto_s(&self.p.rtt);
         let sc = StartCtx {
@@ -540,7 +569,12 @@ impl TcpConn {
     /// (and changes nothing) while data is unacked or a transfer is pending.
     pub fn renew(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) -> bool {
         self.wake(cx);
-        if self.torn_down || !self.transfers.is_empty() || self.highest_ack < self.t_seqno - 1 || self.t_seqno < self.curseq || self.blocked() > 0 {
+        if self.torn_down
+            || !self.transfers.is_empty()
+            || self.highest_ack < self.t_seqno - 1
+            || self.t_seqno < self.curseq
+            || self.blocked() > 0
+        {
             return false;
         }
         self.rtx_timer.cancel();
@@ -935,7 +969,11 @@ impl TcpConn {
             let p = cx.net.pool.get(id);
             (p.ts, p.seqno, p.size)
         };
-        cb.cc.on_send(&cb.tcb, RttView { est: &cb.rtt, params: &self.p.rtt }, &self.send_meta(now, seqno, retransmit, size));
+        cb.cc.on_send(
+            &cb.tcb,
+            RttView { est: &cb.rtt, params: &self.p.rtt },
+            &self.send_meta(now, seqno, retransmit, size),
+        );
         let low_prio = (cb.plan_active || self.p.ecn) && self.mark(cb, cx.net.pool.get_mut(id), retransmit);
         if self.p.asym_header {
             self.asym_output(cb, cx, id, seqno);
@@ -977,7 +1015,8 @@ impl TcpConn {
     fn mark(&mut self, cb: &mut ControlBlock, pkt: &mut Packet, retransmit: bool) -> bool {
         pkt.low_prio = cb.plan_active && cb.plan_conn == self.agent && {
             let meta = self.send_meta(pkt.ts, pkt.seqno, retransmit, pkt.size);
-            cb.low_prio.as_deref().is_some_and(|r| !retransmit && r.contains(meta.seq)) | cb.startup.on_send(&meta).low_prio
+            cb.low_prio.as_deref().is_some_and(|r| !retransmit && r.contains(meta.seq))
+                | cb.startup.on_send(&meta).low_prio
         };
         if self.p.ecn {
             // ns-2.35 output(): ECT on every data packet; CWR once after a reduction
@@ -1067,8 +1106,10 @@ impl TcpConn {
             && cb.hooks & hook::SEND_MUCH == 0
             && t.cwnd >= 1.0
             && t.last_cwnd_action == CwndAction::Timeout
-            && (self.p.variant == TcpVariant::Tahoe || (t.dupwnd == 0 && self.dupacks == 0 && self.recover == self.maxseq))
-            && (!restart || (self.recover == self.maxseq && (!self.p.ecn || self.cong_action) && cb.cc.idle_restart_is_noop(t)))
+            && (self.p.variant == TcpVariant::Tahoe
+                || (t.dupwnd == 0 && self.dupacks == 0 && self.recover == self.maxseq))
+            && (!restart
+                || (self.recover == self.maxseq && (!self.p.ecn || self.cong_action) && cb.cc.idle_restart_is_noop(t)))
     }
 
     /// Instead of a no-op `timeout()` (`rtx_timeout_is_noop`): re-arm the timer as it
@@ -1462,7 +1503,14 @@ impl TcpConn {
     /// with timestamps, from the echoed timestamp. Out of line: ns-2's estimator is
     /// the common case.
     #[inline(never)]
-    fn linux_rtt_sample(&self, l: &mut crate::tcp::rtt_linux::LinuxRtt, prev: i64, ackno: i64, now: SimTime, ts_echo: SimTime) {
+    fn linux_rtt_sample(
+        &self,
+        l: &mut crate::tcp::rtt_linux::LinuxRtt,
+        prev: i64,
+        ackno: i64,
+        now: SimTime,
+        ts_echo: SimTime,
+    ) {
         let Some(d) = self.detail.as_deref() else { return };
         let from = (prev + 1).max(0);
         let sample = crate::tcp::rtt_linux::seq_rtt(&d.log, from, ackno.min(self.maxseq), now)

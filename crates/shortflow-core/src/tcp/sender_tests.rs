@@ -15,8 +15,10 @@ use crate::time::SimTime;
 /// NewReno, no SYN, IW 2, no limited transmit, no delay_growth quirk; `extra` (JSON
 /// members after a comma) overrides.
 fn newreno(extra: &str) -> crate::config::TcpConfig {
-    let mut v: serde_json::Value =
-        serde_json::from_str(r#"{"variant": "newreno", "syn": false, "delay_growth": false, "singledup": 0, "window_init": 2}"#).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(
+        r#"{"variant": "newreno", "syn": false, "delay_growth": false, "singledup": 0, "window_init": 2}"#,
+    )
+    .unwrap();
     let over: serde_json::Value = serde_json::from_str(&format!("{{\"_\": 0{extra}}}")).unwrap();
     for (k, x) in over.as_object().unwrap() {
         if k != "_" {
@@ -201,7 +203,8 @@ fn loss_verdict_is_asked_before_the_cut() {
 
 #[test]
 fn undo_verdict_restores_the_saved_window_instead_of_cutting() {
-    let s = Scripted { verdict: Some(LossVerdict::Undo(SavedWindow { cwnd: 3.0, ssthresh: 12 })), ..Default::default() };
+    let s =
+        Scripted { verdict: Some(LossVerdict::Undo(SavedWindow { cwnd: 3.0, ssthresh: 12 })), ..Default::default() };
     let mut r = fast_recovery_fixture(AnyStartup::Scripted(s));
     assert_eq!(r.cwnd(0), 3.0);
     assert_eq!(r.ssthresh(0), 12, "no ssthresh halving");
@@ -210,7 +213,8 @@ fn undo_verdict_restores_the_saved_window_instead_of_cutting() {
 
 #[test]
 fn restart_verdict_on_timeout_keeps_ssthresh() {
-    let s = Scripted { verdict: Some(LossVerdict::RestartNoPenalty), start_window: Some((6.0, 30)), ..Default::default() };
+    let s =
+        Scripted { verdict: Some(LossVerdict::RestartNoPenalty), start_window: Some((6.0, 30)), ..Default::default() };
     let mut r = Rig::one(&newreno(""), AnyStartup::Scripted(s));
     r.transfer(ms(0), 0, 10);
     assert_eq!(r.sent_seqs(), (0..6).collect::<Vec<_>>());
@@ -535,7 +539,12 @@ fn spand_ca_loss_reports_cwnd_minus_one_and_no_end_sample() {
         assert_eq!(r.conn(0).nfastrexmit, 1);
         let (wc, _, n) = gateway_state(&mut r, 1105).expect("samples");
         assert_eq!(n, 2, "{end_sample}");
-        assert!((wc - (10.0 + before - 1.0) / 2.0).abs() < 1e-12, "{end_sample}: sample {} expected {}", 2.0 * wc - 10.0, before - 1.0);
+        assert!(
+            (wc - (10.0 + before - 1.0) / 2.0).abs() < 1e-12,
+            "{end_sample}: sample {} expected {}",
+            2.0 * wc - 10.0,
+            before - 1.0
+        );
         let t = ack_each_until(&mut r, 1200, 19);
         assert_eq!(gateway_state(&mut r, t).map(|s| s.2), Some(2), "{end_sample}: no end-of-transfer sample");
     }
@@ -545,7 +554,9 @@ fn spand_ca_loss_reports_cwnd_minus_one_and_no_end_sample() {
 /// CA-loss and loss-free cases); spec A10's end sample after them is an ablation.
 #[test]
 fn spand_slow_start_or_timeout_losses_give_no_sample_by_default() {
-    for (end_sample, timeout) in [("loss_free", false), ("loss_free", true), ("no_ca_sample", false), ("no_ca_sample", true)] {
+    for (end_sample, timeout) in
+        [("loss_free", false), ("loss_free", true), ("no_ca_sample", false), ("no_ca_sample", true)]
+    {
         let mut r = spand_rig(&format!(r#", "end_sample": "{end_sample}""#), &[]);
         r.transfer(ms(1000), 0, 12);
         assert_eq!(r.sent_seqs(), vec![0, 1], "no history: slow start from IW 2");
@@ -598,9 +609,17 @@ fn spand_rtt_is_reported_and_injected_at_one_resolution() {
         };
         let (_, mean_rtt, n) = gateway_state(&mut r, t).expect("two samples");
         assert_eq!(n, 2);
-        assert!((mean_rtt - (0.0875 + want) / 2.0).abs() < 1e-15, "{mode}: reported {} want {want}", 2.0 * mean_rtt - 0.0875);
+        assert!(
+            (mean_rtt - (0.0875 + want) / 2.0).abs() < 1e-15,
+            "{mode}: reported {} want {want}",
+            2.0 * mean_rtt - 0.0875
+        );
         if mode == "fractional" {
-            assert!(rtt.t_srtt % 8 != 0 && want != rtt.srtt_s(p), "the fractional bits are kept: t_srtt {}", rtt.t_srtt);
+            assert!(
+                rtt.t_srtt % 8 != 0 && want != rtt.srtt_s(p),
+                "the fractional bits are kept: t_srtt {}",
+                rtt.t_srtt
+            );
         }
     }
 }
@@ -624,7 +643,8 @@ fn linux_tcp(extra: &str) -> crate::config::TcpConfig {
 }
 
 fn linux_start(ssai: bool) -> AnyStartup {
-    let c: crate::config::LinuxStartupConfig = serde_json::from_str(&format!(r#"{{"slow_start_after_idle": {ssai}}}"#)).unwrap();
+    let c: crate::config::LinuxStartupConfig =
+        serde_json::from_str(&format!(r#"{{"slow_start_after_idle": {ssai}}}"#)).unwrap();
     AnyStartup::Linux(Box::new(crate::tcp::startup::LinuxStart::from_config("startup", &c).unwrap()))
 }
 

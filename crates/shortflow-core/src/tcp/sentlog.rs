@@ -68,7 +68,8 @@ impl SentLog {
         }
         self.reserve(seq);
         let mask = self.ring.len() as i64 - 1;
-        let flags = (retransmit as u8) * RETRANSMITTED | (low_prio as u8) * LOW_PRIO | (app_limited as u8) * APP_LIMITED;
+        let flags =
+            (retransmit as u8) * RETRANSMITTED | (low_prio as u8) * LOW_PRIO | (app_limited as u8) * APP_LIMITED;
         let e = &mut self.ring[(seq & mask) as usize];
         let was_retransmitted = seq < self.end && e.flags & RETRANSMITTED != 0;
         *e = Entry {
@@ -107,7 +108,11 @@ impl SentLog {
             return None;
         }
         let e = self.ring[(seq & (self.ring.len() as i64 - 1)) as usize];
-        Some(SentSegment { sent_at: e.sent_at, retransmitted: e.flags & RETRANSMITTED != 0, low_prio: e.flags & LOW_PRIO != 0 })
+        Some(SentSegment {
+            sent_at: e.sent_at,
+            retransmitted: e.flags & RETRANSMITTED != 0,
+            low_prio: e.flags & LOW_PRIO != 0,
+        })
     }
 
     /// Everything up to `ackno` is cumulatively acked at `now`: returns the RTT of

@@ -8,7 +8,9 @@ use crate::world::Notice;
 
 /// NewReno, no SYN, IW 2, 1000-byte segments, window 20; `extra` adds JSON members.
 fn cfg(extra: &str) -> crate::config::TcpConfig {
-    tcp(&format!(r#"{{"variant": "newreno", "syn": false, "delay_growth": false, "singledup": 0, "window_init": 2{extra}}}"#))
+    tcp(&format!(
+        r#"{{"variant": "newreno", "syn": false, "delay_growth": false, "singledup": 0, "window_init": 2{extra}}}"#
+    ))
 }
 
 /// Unacknowledged + unsent data segments of connection 0, checked against the cap.
@@ -124,6 +126,7 @@ fn closing_drops_blocked_writes() {
 
 #[test]
 fn a_buffer_smaller_than_a_segment_is_an_error() {
-    let e = crate::tcp::sender::TcpParams::from_config("flows[0].tcp", &cfg(r#", "sndbuf": 999"#)).unwrap_err().to_string();
+    let e =
+        crate::tcp::sender::TcpParams::from_config("flows[0].tcp", &cfg(r#", "sndbuf": 999"#)).unwrap_err().to_string();
     assert!(e.contains("flows[0].tcp.sndbuf") && e.contains("999") && e.contains("at least one segment"), "{e}");
 }

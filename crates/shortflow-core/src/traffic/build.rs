@@ -93,12 +93,23 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                 for (k, name) in start_after.iter().enumerate() {
                     let w = flow_of(format!("{f}.start_after[{k}]"), name)?;
                     if w == fi {
-                        return Err(err(format!("{f}.start_after[{k}]"), name, "an application cannot wait for its own flow"));
+                        return Err(err(
+                            format!("{f}.start_after[{k}]"),
+                            name,
+                            "an application cannot wait for its own flow",
+                        ));
                     }
                     after.push(w);
                 }
-                let spec = FtpSpec { start_s: *start_s, bytes: *bytes, start_jitter_s: *start_jitter_s, stop_s: *stop_s, duration_s: *duration_s };
-                let app = ftp_app(&f, flow, sender, ai, &spec, after, cfg.seed, sched, &mut waiters, &mut finite_apps_left)?;
+                let spec = FtpSpec {
+                    start_s: *start_s,
+                    bytes: *bytes,
+                    start_jitter_s: *start_jitter_s,
+                    stop_s: *stop_s,
+                    duration_s: *duration_s,
+                };
+                let app =
+                    ftp_app(&f, flow, sender, ai, &spec, after, cfg.seed, sched, &mut waiters, &mut finite_apps_left)?;
                 apps.push(app);
             }
             AppConfig::Rounds(rc) => {
@@ -112,22 +123,38 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                 let idle = secs(&format!("{f}.idle_s"), rc.idle_s)?;
                 let fc = secs(&format!("{f}.first_center_s"), rc.first_center_s)?;
                 if fc < jitter / 2.0 {
-                    return Err(err(format!("{f}.first_center_s"), fc, format!("must be at least jitter_s/2 = {}", jitter / 2.0)));
+                    return Err(err(
+                        format!("{f}.first_center_s"),
+                        fc,
+                        format!("must be at least jitter_s/2 = {}", jitter / 2.0),
+                    ));
                 }
                 if let RoundTiming::FixedPeriod { period_s } = rc.timing {
                     positive_time_s(&format!("{f}.timing.period_s"), period_s)?;
                 }
                 if let Some(sz) = &rc.sizes_bytes {
                     if sz.len() != rc.flows.len() {
-                        return Err(err(format!("{f}.sizes_bytes"), sz.len(), format!("needs one size per flow ({})", rc.flows.len())));
+                        return Err(err(
+                            format!("{f}.sizes_bytes"),
+                            sz.len(),
+                            format!("needs one size per flow ({})", rc.flows.len()),
+                        ));
                     }
                     if rc.round_sizes_bytes.is_some() {
-                        return Err(err(format!("{f}.round_sizes_bytes"), "[..]", "give per-flow sizes_bytes or per-round round_sizes_bytes, not both"));
+                        return Err(err(
+                            format!("{f}.round_sizes_bytes"),
+                            "[..]",
+                            "give per-flow sizes_bytes or per-round round_sizes_bytes, not both",
+                        ));
                     }
                 }
                 if let Some(v) = &rc.round_sizes_bytes {
                     if v.len() != rc.rounds as usize {
-                        return Err(err(format!("{f}.round_sizes_bytes"), v.len(), format!("needs one size per round ({})", rc.rounds)));
+                        return Err(err(
+                            format!("{f}.round_sizes_bytes"),
+                            v.len(),
+                            format!("needs one size per round ({})", rc.rounds),
+                        ));
                     }
                     if let Some(k) = v.iter().position(|&b| b == 0) {
                         return Err(err(format!("{f}.round_sizes_bytes[{k}]"), 0, "must be at least 1 byte"));
@@ -136,14 +163,22 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                 let mut round_jitter = None;
                 if let Some(v) = &rc.round_jitter_s {
                     if v.len() != rc.rounds as usize {
-                        return Err(err(format!("{f}.round_jitter_s"), v.len(), format!("needs one width per round ({})", rc.rounds)));
+                        return Err(err(
+                            format!("{f}.round_jitter_s"),
+                            v.len(),
+                            format!("needs one width per round ({})", rc.rounds),
+                        ));
                     }
                     let mut out = Vec::with_capacity(v.len());
                     for (k, &x) in v.iter().enumerate() {
                         out.push(SimTime::from_secs_f64(secs(&format!("{f}.round_jitter_s[{k}]"), x)?));
                     }
                     if fc < v[0] / 2.0 {
-                        return Err(err(format!("{f}.first_center_s"), fc, format!("must be at least round_jitter_s[0]/2 = {}", v[0] / 2.0)));
+                        return Err(err(
+                            format!("{f}.first_center_s"),
+                            fc,
+                            format!("must be at least round_jitter_s[0]/2 = {}", v[0] / 2.0),
+                        ));
                     }
                     round_jitter = Some(out);
                 }
@@ -172,7 +207,11 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                     }
                     let ps = flows[fi as usize].packet_size as u64;
                     if k > 0 && ps != psize && (rc.round_sizes_bytes.is_some() || page.is_some()) {
-                        return Err(err(format!("{f}.flows[{k}]"), name, "per-round sizes and pages need one packet size for every flow"));
+                        return Err(err(
+                            format!("{f}.flows[{k}]"),
+                            name,
+                            "per-round sizes and pages need one packet size for every flow",
+                        ));
                     }
                     psize = ps;
                     ss.push(sender);
@@ -186,11 +225,18 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                     flows: fl,
                     pkts,
                     bytes,
-                    round_sizes: rc.round_sizes_bytes.as_ref().map(|v| v.iter().map(|&b| (b.div_ceil(psize) as i64, b)).collect()),
+                    round_sizes: rc
+                        .round_sizes_bytes
+                        .as_ref()
+                        .map(|v| v.iter().map(|&b| (b.div_ceil(psize) as i64, b)).collect()),
                     rounds: rc.rounds,
                     jitter: SimTime::from_secs_f64(jitter),
                     round_jitter,
-                    page: page.map(|(b, gap)| Page { html_pkts: b.div_ceil(psize) as i64, html_bytes: b, request_gap: gap }),
+                    page: page.map(|(b, gap)| Page {
+                        html_pkts: b.div_ceil(psize) as i64,
+                        html_bytes: b,
+                        request_gap: gap,
+                    }),
                     html_done: vec![false; n],
                     idle: SimTime::from_secs_f64(idle),
                     first_center: SimTime::from_secs_f64(fc),
@@ -223,7 +269,11 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                 let fi = flow_of(format!("{f}.flow"), &oc.flow)?;
                 let fa = flows[fi as usize];
                 let Some(dst_agent) = fa.udp_agent else {
-                    return Err(err(format!("{f}.flow"), &oc.flow, "an on_off source needs a UDP flow (transport = \"udp\")"));
+                    return Err(err(
+                        format!("{f}.flow"),
+                        &oc.flow,
+                        "an on_off source needs a UDP flow (transport = \"udp\")",
+                    ));
                 };
                 claim(fi, format!("{f}.flow"), &mut flow_app)?;
                 let kind = match oc.dist {
@@ -255,7 +305,11 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
             }
             AppConfig::Surge(sc) => {
                 if sc.flows.is_empty() {
-                    return Err(err(format!("{f}.flows"), "[]", "a surge workload needs at least one user (a response flow)"));
+                    return Err(err(
+                        format!("{f}.flows"),
+                        "[]",
+                        "a surge workload needs at least one user (a response flow)",
+                    ));
                 }
                 if sc.request_flows.len() != sc.flows.len() {
                     return Err(err(
@@ -293,7 +347,11 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                     }
                     let ps = fa.packet_size as u64;
                     if k > 0 && (ps != psize || ra.packet_size as u64 != req_psize) {
-                        return Err(err(format!("{f}.flows[{k}]"), name, "every user's connections need the same packet sizes"));
+                        return Err(err(
+                            format!("{f}.flows[{k}]"),
+                            name,
+                            "every user's connections need the same packet sizes",
+                        ));
                     }
                     psize = ps;
                     req_psize = ra.packet_size as u64;
@@ -301,13 +359,25 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
                     let start = s0 + rng.uniform() * j;
                     let at = time_s(&format!("{f}.start_s"), start)?;
                     if stop.is_some_and(|t| t <= at) {
-                        return Err(err(format!("{f}.stop_s"), sc.stop_s.unwrap_or_default(), format!("must be after the user's start ({start} s)")));
+                        return Err(err(
+                            format!("{f}.stop_s"),
+                            sc.stop_s.unwrap_or_default(),
+                            format!("must be after the user's start ({start} s)"),
+                        ));
                     }
                     by_flow.insert(fi, (k as u32, false));
                     by_flow.insert(ri, (k as u32, true));
                     resp_flows.push(fi);
                     sched.at(at, Event::App { app: ai, token: super::surge::token(k as u32, 0) });
-                    users.push(super::surge::User { resp_sender, req_sender, rng, pages: 0, left: 0, object: 0, current: None });
+                    users.push(super::surge::User {
+                        resp_sender,
+                        req_sender,
+                        rng,
+                        pages: 0,
+                        left: 0,
+                        object: 0,
+                        current: None,
+                    });
                 }
                 let request_bytes = sc.request_bytes.unwrap_or(req_psize);
                 if request_bytes == 0 {
@@ -379,7 +449,8 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
     let mut fi = cfg.flows.len() as u32;
     let mut name = String::new();
     for (k, r) in cfg.replicas.iter().enumerate() {
-        let Some(ReplicaAppConfig::Ftp { start_s, stagger_s, bytes, start_jitter_s, stop_s, duration_s }) = &r.app else {
+        let Some(ReplicaAppConfig::Ftp { start_s, stagger_s, bytes, start_jitter_s, stop_s, duration_s }) = &r.app
+        else {
             fi += r.count;
             continue;
         };
@@ -398,8 +469,25 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
             let _ = write!(name, "{}.{}", r.name, i + 1);
             // As the Python expansion writes a copy's start: 15 significant digits.
             let start_s = round15(start_s + i as f64 * stagger_s);
-            let spec = FtpSpec { start_s, bytes: *bytes, start_jitter_s: *start_jitter_s, stop_s: *stop_s, duration_s: *duration_s };
-            apps.push(ftp_app(&f, &name, sender, ai, &spec, Vec::new(), cfg.seed, sched, &mut waiters, &mut finite_apps_left)?);
+            let spec = FtpSpec {
+                start_s,
+                bytes: *bytes,
+                start_jitter_s: *start_jitter_s,
+                stop_s: *stop_s,
+                duration_s: *duration_s,
+            };
+            apps.push(ftp_app(
+                &f,
+                &name,
+                sender,
+                ai,
+                &spec,
+                Vec::new(),
+                cfg.seed,
+                sched,
+                &mut waiters,
+                &mut finite_apps_left,
+            )?);
             fi += 1;
         }
     }
@@ -481,16 +569,28 @@ fn ftp_app(
     let stop = match (stop_s, duration_s) {
         (None, None) => None,
         (Some(_), Some(_)) => {
-            return Err(err(format!("{f}.duration_s"), duration_s.unwrap_or_default(), "give stop_s or duration_s, not both"));
+            return Err(err(
+                format!("{f}.duration_s"),
+                duration_s.unwrap_or_default(),
+                "give stop_s or duration_s, not both",
+            ));
         }
         _ if bytes.is_some() => {
             let which = if stop_s.is_some() { "stop_s" } else { "duration_s" };
-            return Err(err(format!("{f}.{which}"), stop_s.or(duration_s).unwrap_or_default(), "a lifetime needs an infinite source (no bytes)"));
+            return Err(err(
+                format!("{f}.{which}"),
+                stop_s.or(duration_s).unwrap_or_default(),
+                "a lifetime needs an infinite source (no bytes)",
+            ));
         }
         (Some(t), None) => {
             let tt = time_s(&format!("{f}.stop_s"), t)?;
             if !waits && tt <= start {
-                return Err(err(format!("{f}.stop_s"), t, format!("must be after the start ({} s)", start.as_secs_f64())));
+                return Err(err(
+                    format!("{f}.stop_s"),
+                    t,
+                    format!("must be after the start ({} s)", start.as_secs_f64()),
+                ));
             }
             Some(super::FtpStop::At(tt))
         }

@@ -179,22 +179,12 @@ impl OnOff {
         let (burst_param, off_param) = match p.kind {
             // ns-2.35: tools/pareto.cc init(): p1_ = burstlen_*(shape_-1)/shape_,
             //   p2_ = offtime_*(shape_-1)/shape_ (Pareto scales giving those means).
-            OnOffKind::Pareto { shape } => {
-                (burstlen * (shape - 1.0) / shape, p.off_s * (shape - 1.0) / shape)
-            }
+            OnOffKind::Pareto { shape } => (burstlen * (shape - 1.0) / shape, p.off_s * (shape - 1.0) / shape),
             // ns-2.35: tools/expoo.cc init(): burstlen_.setavg(ontime_/interval_);
             //   Offtime_ has avg_ = idle_time_.
             OnOffKind::Exponential => (burstlen, p.off_s),
         };
-        Ok(OnOff {
-            p,
-            interval,
-            burst_param,
-            off_param,
-            rem: 0,
-            started: false,
-            drew_burst: false,
-        })
+        Ok(OnOff { p, interval, burst_param, off_param, rem: 0, started: false, drew_burst: false })
     }
 
     /// The parameters this source was built from.
@@ -398,10 +388,7 @@ fn parse_tcplib_telnet(text: &str) -> Box<[f64; TCPLIB_TELNET_LEN]> {
     let mut n = 0;
     for (i, line) in lines.enumerate() {
         assert!(n < TCPLIB_TELNET_LEN, "data/tcplib-telnet.csv: more than {TCPLIB_TELNET_LEN} values");
-        t[n] = line
-            .trim()
-            .parse()
-            .unwrap_or_else(|e| panic!("data/tcplib-telnet.csv line {}: {line:?}: {e}", i + 2));
+        t[n] = line.trim().parse().unwrap_or_else(|e| panic!("data/tcplib-telnet.csv line {}: {line:?}: {e}", i + 2));
         n += 1;
     }
     assert_eq!(n, TCPLIB_TELNET_LEN, "data/tcplib-telnet.csv: wrong number of values");
@@ -450,7 +437,7 @@ mod tests {
         assert_eq!(tcplib_telnet_index(0.12345), 1234);
         assert_eq!(tcplib_telnet_index(0.99995), 9999);
         assert_eq!(tcplib_telnet_index(1.0 - f64::EPSILON / 2.0), 9999); // largest u < 1
-        // Out-of-range input is clamped (ns-2 would abort()).
+                                                                         // Out-of-range input is clamped (ns-2 would abort()).
         assert_eq!(tcplib_telnet_index(1.0), 9999);
         assert_eq!(tcplib_telnet_index(7.0), 9999);
         assert_eq!(tcplib_telnet_index(-0.3), 0);

@@ -25,9 +25,9 @@ use crate::engine::{Event, Scheduler};
 use crate::rng::Rng;
 use crate::tcp::control::TcpSenders;
 use crate::tcp::sink::TcpSink;
-use crate::world::Notice;
 use crate::time::SimTime;
 use crate::world::Ctx;
+use crate::world::Notice;
 
 /// A rounds workload: every connection sends one file per round; the next round is
 /// scheduled once every transfer of the current one has completed.
@@ -88,14 +88,18 @@ impl Rounds {
         }
         match self.timing {
             RoundTiming::AfterLast => last_completion + self.idle + SimTime(self.jitter_of(r).0 / 2),
-            RoundTiming::FixedPeriod { period_s } => {
-                self.first_center + SimTime::from_secs_f64(period_s * r as f64)
-            }
+            RoundTiming::FixedPeriod { period_s } => self.first_center + SimTime::from_secs_f64(period_s * r as f64),
         }
     }
 
     /// Schedule the starts of round `self.round` (token = index of the connection).
-    pub fn schedule_round(&mut self, app: u32, now: SimTime, last_completion: SimTime, sched: &mut crate::engine::Scheduler) {
+    pub fn schedule_round(
+        &mut self,
+        app: u32,
+        now: SimTime,
+        last_completion: SimTime,
+        sched: &mut crate::engine::Scheduler,
+    ) {
         let c = self.center(self.round, last_completion);
         let jitter = self.jitter_of(self.round).as_secs_f64();
         self.outstanding = self.senders.len() as u32;
@@ -164,7 +168,12 @@ pub enum FtpStop {
 /// One application. The large variants are boxed so that the per-connection `Ftp` stays
 /// small: a 10 000-connection run holds 10 000 apps.
 pub enum App {
-    Ftp { sender: u32, start: SimTime, bytes: Option<u64>, stop: Option<FtpStop> },
+    Ftp {
+        sender: u32,
+        start: SimTime,
+        bytes: Option<u64>,
+        stop: Option<FtpStop>,
+    },
     Rounds(Box<Rounds>),
     /// Boxed: Telnet's 48 bytes (its generator) would make every application 56 B
     /// (48 with it boxed, the size of `Ftp`, which each replica connection has).
@@ -175,7 +184,10 @@ pub enum App {
     /// Object streams multiplexed on one connection (WebMUX style).
     Mux(Box<webmux::Mux>),
     /// A timed `setwt` on a TCP-session member (`flows[].session.setwt`).
-    SetWt { sender: u32, weight: u32 },
+    SetWt {
+        sender: u32,
+        weight: u32,
+    },
 }
 
 // One application per replica connection (issue 21 item 3; see `layout_tests`).
@@ -390,7 +402,14 @@ impl Apps {
     }
 
     /// A control packet of Web workload `app` reached its server endpoint.
-    pub fn web_recv(&mut self, cx: &mut Ctx, senders: &mut TcpSenders, sinks: &mut [TcpSink], app: u32, pkt: crate::engine::PktId) {
+    pub fn web_recv(
+        &mut self,
+        cx: &mut Ctx,
+        senders: &mut TcpSenders,
+        sinks: &mut [TcpSink],
+        app: u32,
+        pkt: crate::engine::PktId,
+    ) {
         match &mut self.list[app as usize] {
             App::Web(w) => w.server_recv(cx, senders, sinks, app, pkt),
             _ => cx.net.pool.free(pkt),
@@ -407,13 +426,33 @@ impl Apps {
 }
 
 impl UdpSource {
-    pub fn new(flow: u32, node: u32, dst_node: u32, dst_agent: u32, gen: UdpGen, rng: Rng, stop: Option<SimTime>) -> Self {
+    pub fn new(
+        flow: u32,
+        node: u32,
+        dst_node: u32,
+        dst_agent: u32,
+        gen: UdpGen,
+        rng: Rng,
+        stop: Option<SimTime>,
+    ) -> Self {
         let step_s = match &gen {
             UdpGen::OnOff(g) => g.interval_s(),
             UdpGen::Cbr(g) => g.interval_s(),
         };
         let step = SimTime::from_secs_f64(step_s);
-        UdpSource { flow, node, dst_node, dst_agent, gen, rng, stop, pkts_sent: 0, step_s, step, first_link: crate::net::NO_LINK }
+        UdpSource {
+            flow,
+            node,
+            dst_node,
+            dst_agent,
+            gen,
+            rng,
+            stop,
+            pkts_sent: 0,
+            step_s,
+            step,
+            first_link: crate::net::NO_LINK,
+        }
     }
 
     /// The source's timer: send the next datagram (if any); returns the delay until
@@ -429,14 +468,27 @@ impl UdpSource {
             UdpGen::Cbr(g) => g.next(),
         };
         if size > 0 {
-            let pkt = crate::net::packet::Packet::udp(self.flow, self.dst_node, self.dst_agent, size, self.pkts_sent as i64, now);
+            let pkt = crate::net::packet::Packet::udp(
+                self.flow,
+                self.dst_node,
+                self.dst_agent,
+                size,
+                self.pkts_sent as i64,
+                now,
+            );
             let id = cx.net.pool.alloc(pkt);
             cx.net.send_via(cx.sched, self.node, self.first_link, id);
             self.pkts_sent += 1;
         }
         // The spacing's conversion is done once (`from_secs_f64` is a function of the
         // value: the same `SimTime`).
-        (delay > 0.0 && delay.is_finite()).then(|| if delay == self.step_s { self.step } else { SimTime::from_secs_f64(delay) })
+        (delay > 0.0 && delay.is_finite()).then(|| {
+            if delay == self.step_s {
+                self.step
+            } else {
+                SimTime::from_secs_f64(delay)
+            }
+        })
     }
 
     /// The spacing of this source's packets while it sends (its lane in the multiplexer).

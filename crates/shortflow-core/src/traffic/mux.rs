@@ -198,7 +198,8 @@ mod tests {
     #[test]
     fn same_order_as_direct_scheduling() {
         // (source, delays): a lane distance (10) interleaved with heap distances.
-        let plan: Vec<Vec<u64>> = vec![vec![10, 10, 37, 10, 10], vec![10, 5, 10, 10, 10, 10], vec![3, 10, 10, 10, 61, 10]];
+        let plan: Vec<Vec<u64>> =
+            vec![vec![10, 10, 37, 10, 10], vec![10, 5, 10, 10, 10, 10], vec![3, 10, 10, 10, 61, 10]];
         let run = |mux: bool| -> Vec<(u64, u32)> {
             let mut s = Scheduler::new();
             let mut m = UdpMux::default();

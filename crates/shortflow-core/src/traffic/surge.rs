@@ -82,10 +82,15 @@ impl SurgeDists {
             return Err(err(format!("{field}.max_object_bytes"), c.max_object_bytes, "must be at least 1 byte"));
         }
         if c.objects_k < 1.0 {
-            return Err(err(format!("{field}.objects_k"), c.objects_k, "must be at least 1 (a page has at least one object)"));
+            return Err(err(
+                format!("{field}.objects_k"),
+                c.objects_k,
+                "must be at least 1 (a page has at least one object)",
+            ));
         }
         if d.active_scale > 1e6 || d.think_k > 1e6 {
-            let (f, v) = if d.active_scale > 1e6 { ("active_off_scale_s", d.active_scale) } else { ("think_k_s", d.think_k) };
+            let (f, v) =
+                if d.active_scale > 1e6 { ("active_off_scale_s", d.active_scale) } else { ("think_k_s", d.think_k) };
             return Err(err(format!("{field}.{f}"), v, "must be at most 1e6 s"));
         }
         Ok(d)
@@ -156,7 +161,10 @@ fn erfc(x: f64) -> f64 {
             + t * (1.000_023_68
                 + t * (0.374_091_96
                     + t * (0.096_784_18
-                        + t * (-0.186_288_06 + t * (0.278_868_07 + t * (-1.135_203_98 + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
+                        + t * (-0.186_288_06
+                            + t * (0.278_868_07
+                                + t * (-1.135_203_98
+                                    + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
             .exp();
     if x >= 0.0 {
         r

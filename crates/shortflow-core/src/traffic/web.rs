@@ -42,14 +42,14 @@
 use std::collections::VecDeque;
 
 use crate::config::{RandomPageConfig, SizeDist, WebConfig};
-use crate::error::{err, positive_time_s, suggest, time_s, ConfigError};
-use crate::traffic::build::FlowInfo;
 use crate::engine::Event;
+use crate::error::{err, positive_time_s, suggest, time_s, ConfigError};
 use crate::net::packet::Packet;
 use crate::rng::Rng;
 use crate::tcp::control::TcpSenders;
 use crate::tcp::sink::TcpSink;
 use crate::time::SimTime;
+use crate::traffic::build::FlowInfo;
 use crate::world::Ctx;
 
 /// Retrieval modes (see `config::WebConfig::mode`).
@@ -215,7 +215,13 @@ pub fn draw_size(d: &SizeDist, rng: &mut Rng) -> u64 {
 
 /// Checks of a size distribution's parameters; the message names the bad one.
 pub fn check_size_dist(d: &SizeDist) -> Result<(), (&'static str, f64, &'static str)> {
-    let pos = |name, v: f64| if v.is_finite() && v > 0.0 { Ok(()) } else { Err((name, v, "must be a finite number greater than 0")) };
+    let pos = |name, v: f64| {
+        if v.is_finite() && v > 0.0 {
+            Ok(())
+        } else {
+            Err((name, v, "must be a finite number greater than 0"))
+        }
+    };
     match *d {
         SizeDist::Fixed { bytes: 0 } => Err(("bytes", 0.0, "must be at least 1 byte")),
         SizeDist::Fixed { .. } => Ok(()),
@@ -249,7 +255,11 @@ pub fn check_size_dist(d: &SizeDist) -> Result<(), (&'static str, f64, &'static 
 /// Append pair `pair`'s current page to `rows` (ends NaN where not yet arrived).
 fn push_page(rows: &mut WebRows, pair: &Pair, conns: &[WebConn], names: &crate::names::Names) {
     let start = pair.page_start.as_secs_f64();
-    let end = if pair.left == 0 { pair.objs.iter().filter_map(|o| o.done).max().map_or(f64::NAN, |t| t.as_secs_f64()) } else { f64::NAN };
+    let end = if pair.left == 0 {
+        pair.objs.iter().filter_map(|o| o.done).max().map_or(f64::NAN, |t| t.as_secs_f64())
+    } else {
+        f64::NAN
+    };
     rows.pages.pair.push(pair.name.clone());
     rows.pages.page.push(pair.page);
     rows.pages.start_s.push(start);
@@ -263,7 +273,8 @@ fn push_page(rows: &mut WebRows, pair: &Pair, conns: &[WebConn], names: &crate::
         rows.objects.page.push(pair.page);
         rows.objects.object.push(k as u32);
         rows.objects.bytes.push(o.bytes);
-        let flow = if o.conn == u32::MAX { String::new() } else { names[conns[o.conn as usize].flow as usize].to_string() };
+        let flow =
+            if o.conn == u32::MAX { String::new() } else { names[conns[o.conn as usize].flow as usize].to_string() };
         rows.objects.conn.push(flow);
         let req = o.req.map_or(f64::NAN, |t| t.as_secs_f64());
         let done = o.done.map_or(f64::NAN, |t| t.as_secs_f64());
@@ -301,7 +312,14 @@ impl Web {
     }
 
     /// A control packet reached the server endpoint of one of this workload's pairs.
-    pub fn server_recv(&mut self, cx: &mut Ctx, senders: &mut TcpSenders, sinks: &mut [TcpSink], app: u32, pkt: crate::engine::PktId) {
+    pub fn server_recv(
+        &mut self,
+        cx: &mut Ctx,
+        senders: &mut TcpSenders,
+        sinks: &mut [TcpSink],
+        app: u32,
+        pkt: crate::engine::PktId,
+    ) {
         let p = *cx.net.pool.get(pkt);
         cx.net.pool.free(pkt);
         let Some(&c) = self.conn_of_flow.get(p.flow as usize) else { return };
@@ -313,7 +331,9 @@ impl Web {
         let ready = now + self.server_think;
         let conn = &mut self.conns[c as usize];
         // The oldest unanswered copy of this request (a resent one may arrive twice).
-        let Some(r) = conn.requests.iter_mut().find(|r| r.obj == obj && r.syn == syn && r.ready.is_none()) else { return };
+        let Some(r) = conn.requests.iter_mut().find(|r| r.obj == obj && r.syn == syn && r.ready.is_none()) else {
+            return;
+        };
         r.ready = Some(ready);
         if self.server_think == SimTime::ZERO {
             self.serve(cx, senders, sinks, c as usize);
@@ -373,7 +393,15 @@ impl Web {
 
     /// The client holds every segment of connection `flow` up to `seq`.
     /// Returns true when the workload has just finished.
-    pub fn delivered(&mut self, cx: &mut Ctx, senders: &mut TcpSenders, sinks: &mut [TcpSink], app: u32, flow: u32, seq: i64) -> bool {
+    pub fn delivered(
+        &mut self,
+        cx: &mut Ctx,
+        senders: &mut TcpSenders,
+        sinks: &mut [TcpSink],
+        app: u32,
+        flow: u32,
+        seq: i64,
+    ) -> bool {
         let c = self.conn_of_flow[flow as usize] as usize;
         let now = cx.now();
         let mut finished = false;
@@ -521,7 +549,9 @@ impl Web {
         let (html, images) = match &self.random {
             Some(r) => {
                 let n = if r.images_max > r.images_min {
-                    r.images_min + ((self.rng.uniform() * (r.images_max - r.images_min + 1) as f64) as u32).min(r.images_max - r.images_min)
+                    r.images_min
+                        + ((self.rng.uniform() * (r.images_max - r.images_min + 1) as f64) as u32)
+                            .min(r.images_max - r.images_min)
                 } else {
                     r.images_min
                 };
@@ -546,7 +576,10 @@ impl Web {
         }
         if let (Some(c), Some(idle)) = (pair.persistent, self.idle_close) {
             let conn = &mut self.conns[c as usize];
-            if now.0.saturating_sub(conn.last_active.0) >= idle.0 && conn.inflight.is_empty() && conn.requests.is_empty() {
+            if now.0.saturating_sub(conn.last_active.0) >= idle.0
+                && conn.inflight.is_empty()
+                && conn.requests.is_empty()
+            {
                 // The server closed it while idle; the client opens a new one.
                 conn.closed = true;
                 let s = conn.sender;
@@ -585,7 +618,8 @@ impl Web {
         conn.requests.push_back(Req { obj, syn, ready: None, sent_at: now, attempt: 0 });
         conn.last_active = now;
         let pair = &mut self.pairs[conn.pair as usize];
-        let objs: &mut [Obj] = if obj == GETALL { &mut pair.objs[..] } else { &mut pair.objs[obj as usize..obj as usize + 1] };
+        let objs: &mut [Obj] =
+            if obj == GETALL { &mut pair.objs[..] } else { &mut pair.objs[obj as usize..obj as usize + 1] };
         for o in objs {
             o.req = Some(now);
             o.conn = c as u32;
@@ -643,10 +677,21 @@ impl Web {
 /// Validate `apps[i]` = `wc` (field paths start with `f`), given the flows of each
 /// pair's connections (already checked to be TCP flows claimed by this app). Returns
 /// the workload and each pair's first-page start.
-pub fn build(f: &str, wc: &WebConfig, seed: u64, flows: &[FlowInfo], conn_flows: &[Vec<u32>], n_flows: usize) -> Result<(Web, Vec<SimTime>), ConfigError> {
+pub fn build(
+    f: &str,
+    wc: &WebConfig,
+    seed: u64,
+    flows: &[FlowInfo],
+    conn_flows: &[Vec<u32>],
+    n_flows: usize,
+) -> Result<(Web, Vec<SimTime>), ConfigError> {
     let mode = WebMode::parse(&wc.mode).ok_or_else(|| {
         let names: Vec<String> = WebMode::NAMES.iter().map(|s| s.to_string()).collect();
-        err(format!("{f}.mode"), &wc.mode, format!("unknown retrieval mode (one of {}){}", WebMode::NAMES.join(", "), suggest(&wc.mode, names.iter())))
+        err(
+            format!("{f}.mode"),
+            &wc.mode,
+            format!("unknown retrieval mode (one of {}){}", WebMode::NAMES.join(", "), suggest(&wc.mode, names.iter())),
+        )
     })?;
     if wc.pairs.is_empty() {
         return Err(err(format!("{f}.pairs"), "[]", "a web workload needs at least one client–server pair"));
@@ -680,7 +725,11 @@ pub fn build(f: &str, wc: &WebConfig, seed: u64, flows: &[FlowInfo], conn_flows:
             check_size_dist(d).map_err(|(k, v, m)| err(format!("{f}.random_page.{name}.{k}"), v, m))?;
         }
         if r.images_max < r.images_min {
-            return Err(err(format!("{f}.random_page.images_max"), r.images_max, format!("must be at least images_min ({})", r.images_min)));
+            return Err(err(
+                format!("{f}.random_page.images_max"),
+                r.images_max,
+                format!("must be at least images_min ({})", r.images_min),
+            ));
         }
     }
     let think = time_s(&format!("{f}.think_s"), wc.think_s)?;
@@ -691,7 +740,11 @@ pub fn build(f: &str, wc: &WebConfig, seed: u64, flows: &[FlowInfo], conn_flows:
         None => None,
         Some(v) => {
             if !mode.persistent() {
-                return Err(err(format!("{f}.idle_close_s"), v, "only for the persistent modes (persistent, getlist, getall)"));
+                return Err(err(
+                    format!("{f}.idle_close_s"),
+                    v,
+                    "only for the persistent modes (persistent, getlist, getall)",
+                ));
             }
             Some(positive_time_s(&format!("{f}.idle_close_s"), v)?)
         }
@@ -705,7 +758,11 @@ pub fn build(f: &str, wc: &WebConfig, seed: u64, flows: &[FlowInfo], conn_flows:
         }
     };
     let needed: usize = if mode.persistent() {
-        if idle_close.is_some() { wc.n_pages as usize } else { 1 }
+        if idle_close.is_some() {
+            wc.n_pages as usize
+        } else {
+            1
+        }
     } else {
         (0..wc.n_pages as usize).map(objects_of_page).sum()
     };
@@ -720,17 +777,29 @@ pub fn build(f: &str, wc: &WebConfig, seed: u64, flows: &[FlowInfo], conn_flows:
             } else {
                 format!("one per object of its {} page(s): HTTP/1.0 opens a fresh connection for each", wc.n_pages)
             };
-            return Err(err(format!("{f}.pairs[{k}].conns"), fl.len(), format!("needs at least {needed} connections ({why})")));
+            return Err(err(
+                format!("{f}.pairs[{k}].conns"),
+                fl.len(),
+                format!("needs at least {needed} connections ({why})"),
+            ));
         }
         let f0 = flows[fl[0] as usize];
         let mut ids = Vec::with_capacity(fl.len());
         for (j, &fi) in fl.iter().enumerate() {
             let info = flows[fi as usize];
             if (info.src, info.dst) != (f0.src, f0.dst) {
-                return Err(err(format!("{f}.pairs[{k}].conns[{j}]"), &pc.conns[j], "every connection of a pair must run between the same server (src) and client (dst)"));
+                return Err(err(
+                    format!("{f}.pairs[{k}].conns[{j}]"),
+                    &pc.conns[j],
+                    "every connection of a pair must run between the same server (src) and client (dst)",
+                ));
             }
             if (info.packet_size, info.header_size, info.syn) != (first.packet_size, first.header_size, first.syn) {
-                return Err(err(format!("{f}.pairs[{k}].conns[{j}]"), &pc.conns[j], "every connection of a web workload needs the same packet_size, header_size and syn"));
+                return Err(err(
+                    format!("{f}.pairs[{k}].conns[{j}]"),
+                    &pc.conns[j],
+                    "every connection of a web workload needs the same packet_size, header_size and syn",
+                ));
             }
             let c = conns.len() as u32;
             conn_of_flow[fi as usize] = c;

@@ -225,7 +225,11 @@ pub fn build(f: &str, mc: &MuxConfig, fi: u32, info: &FlowInfo) -> Result<Mux, C
         err(
             format!("{f}.policy"),
             &mc.policy,
-            format!("unknown multiplexing policy (one of {}){}", MuxPolicy::NAMES.join(", "), suggest(&mc.policy, names.iter())),
+            format!(
+                "unknown multiplexing policy (one of {}){}",
+                MuxPolicy::NAMES.join(", "),
+                suggest(&mc.policy, names.iter())
+            ),
         )
     })?;
     if mc.streams.is_empty() {

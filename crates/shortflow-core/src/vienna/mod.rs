@@ -10,4 +10,7 @@
 
 pub mod model;
 
-pub use model::{expected_window, latency, long_flow_throughput, select, throughput, Latency, Params, PathModel, Selection, WindowModel};
+pub use model::{
+    expected_window, latency, long_flow_throughput, select, throughput, Latency, Params, PathModel, Selection,
+    WindowModel,
+};

@@ -74,7 +74,14 @@ pub struct AckRecons {
 }
 
 impl AckRecons {
-    pub fn new(node: u32, delta_ack_thresh: u32, delack: u32, spacing: SimTime, adaptive: bool, alpha: f64) -> AckRecons {
+    pub fn new(
+        node: u32,
+        delta_ack_thresh: u32,
+        delack: u32,
+        spacing: SimTime,
+        adaptive: bool,
+        alpha: f64,
+    ) -> AckRecons {
         AckRecons {
             node,
             delta_ack_thresh: delta_ack_thresh as i64,
@@ -94,14 +101,26 @@ impl AckRecons {
 
     /// From `{kind = "ack_reconstruction", node, ...}` at `field`.
     pub fn from_config(field: &str, cfg: &ElementConfig, node: u32) -> Result<AckRecons, ConfigError> {
-        let ElementConfig::AckReconstruction(AckReconsConfig { delta_ack_thresh, delack, ack_spacing_s, adaptive, alpha, .. }) = cfg else {
+        let ElementConfig::AckReconstruction(AckReconsConfig {
+            delta_ack_thresh,
+            delack,
+            ack_spacing_s,
+            adaptive,
+            alpha,
+            ..
+        }) = cfg
+        else {
             unreachable!("element::build builds AckRecons only for kind = ack_reconstruction")
         };
         if *delack < 1 {
             return Err(err(format!("{field}.delack"), delack, "must be at least 1 segment per generated ack"));
         }
         if !ack_spacing_s.is_finite() || *ack_spacing_s <= 0.0 {
-            return Err(err(format!("{field}.ack_spacing_s"), ack_spacing_s, "must be a finite number of seconds greater than 0"));
+            return Err(err(
+                format!("{field}.ack_spacing_s"),
+                ack_spacing_s,
+                "must be a finite number of seconds greater than 0",
+            ));
         }
         let a = positive(&format!("{field}.alpha"), *alpha)?;
         if a > 1.0 {
@@ -139,7 +158,8 @@ impl AckRecons {
             }
         };
         let a = p.seqno;
-        let (alpha, thresh, delack, adaptive, fixed) = (self.alpha, self.delta_ack_thresh, self.delack, self.adaptive, self.spacing);
+        let (alpha, thresh, delack, adaptive, fixed) =
+            (self.alpha, self.delta_ack_thresh, self.delack, self.adaptive, self.spacing);
         let f = &mut self.flows[fi];
         // ns-2 `ackbw`: EWMA of the real acks' inter-arrival time.
         if let Some(t) = f.last_real_time {

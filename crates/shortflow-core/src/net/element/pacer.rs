@@ -34,7 +34,11 @@ impl Pacer {
             unreachable!("element::build builds a Pacer only for kind = pacer")
         };
         if !interval_s.is_finite() || *interval_s <= 0.0 {
-            return Err(ConfigError::new(format!("{field}.interval_s"), interval_s, "must be a finite number of seconds greater than 0"));
+            return Err(ConfigError::new(
+                format!("{field}.interval_s"),
+                interval_s,
+                "must be a finite number of seconds greater than 0",
+            ));
         }
         Ok(Pacer::new(node, SimTime::from_secs_f64(*interval_s), *packets))
     }

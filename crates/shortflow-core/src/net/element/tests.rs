@@ -25,7 +25,14 @@ fn line_with(elem: AnyElement, sends: &[(u64, i64)]) -> (Vec<(u64, i64)>, Vec<(u
     let mk = |a, b| Link::new(a, b, 0, AnyQueue::DropTail(DropTail::new(50)));
     let routes = Routes::new(3, &[(0, 1), (1, 2)]);
     let class = LinkClass::new(8_000_000, SimTime::from_millis(1));
-    let mut net = Network::new(vec![mk(0, 1), mk(1, 2)], vec![class], ["a", "r", "b"].into_iter().collect(), routes, Rng::new(1), None);
+    let mut net = Network::new(
+        vec![mk(0, 1), mk(1, 2)],
+        vec![class],
+        ["a", "r", "b"].into_iter().collect(),
+        routes,
+        Rng::new(1),
+        None,
+    );
     net.add_element("elements[0]", elem).unwrap();
     let mut sched = crate::engine::Scheduler::new();
     let mut out = Vec::new();
@@ -148,13 +155,15 @@ fn a_pacer_in_a_simulation_spaces_the_acks() {
     // 20 segments (+ SYN) over a 2 ms path; acks paced to one per 50 ms at the router:
     // the sender is ack-clocked, so the transfer takes about 21 x 50 ms.
     let fast = crate::run(&sim_cfg("")).unwrap();
-    let paced = crate::run(&sim_cfg(r#"{"kind": "pacer", "node": "r", "interval_s": 0.05, "packets": "acks"}"#)).unwrap();
+    let paced =
+        crate::run(&sim_cfg(r#"{"kind": "pacer", "node": "r", "interval_s": 0.05, "packets": "acks"}"#)).unwrap();
     let (t0, t1) = (fast.transfers.completion_s[0], paced.transfers.completion_s[0]);
     assert!(t0 < 0.1, "{t0}");
     assert!((0.9..1.1).contains(&t1), "{t1}");
     assert_eq!(paced.flows.pkts_received, fast.flows.pkts_received);
     // Pacing data instead leaves acks alone but spaces the segments the same way.
-    let data = crate::run(&sim_cfg(r#"{"kind": "pacer", "node": "r", "interval_s": 0.05, "packets": "data"}"#)).unwrap();
+    let data =
+        crate::run(&sim_cfg(r#"{"kind": "pacer", "node": "r", "interval_s": 0.05, "packets": "data"}"#)).unwrap();
     assert!((0.9..1.1).contains(&data.transfers.completion_s[0]));
 }
 

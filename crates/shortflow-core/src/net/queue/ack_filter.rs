@@ -19,12 +19,12 @@
 //! the sink echoes CE on every ack until the sender's CWR, so the newer ack carries it
 //! too unless the sender has already reacted.
 
+use super::ring::Ring;
 use super::Dropped;
 use crate::config::StageConfig;
 use crate::engine::PktId;
 use crate::error::ConfigError;
 use crate::net::packet::{PacketPool, PktKind};
-use super::ring::Ring;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AckFilter {
@@ -44,7 +44,13 @@ impl AckFilter {
     /// ns-2.35: semantic-packetqueue.cc `filterAcks`, for arrival `p` not yet in `q`.
     /// Removed acks are pushed to `drops` as filtered. Returns their bytes and, with
     /// `replace_head`, the index where `p` belongs if any ack was removed.
-    pub fn filter_acks(&self, q: &mut Ring, p: PktId, pool: &PacketPool, drops: &mut Vec<Dropped>) -> (u64, Option<usize>) {
+    pub fn filter_acks(
+        &self,
+        q: &mut Ring,
+        p: PktId,
+        pool: &PacketPool,
+        drops: &mut Vec<Dropped>,
+    ) -> (u64, Option<usize>) {
         let a = pool.get(p);
         if a.kind != PktKind::Ack || q.is_empty() {
             return (0, None);
@@ -55,7 +61,8 @@ impl AckFilter {
         let mut i = 0;
         while i < q.len() {
             let x = pool.get(q[i]);
-            let older = x.kind == PktKind::Ack && x.flow == flow && (x.seqno < ack || (self.replace_head && x.seqno == ack));
+            let older =
+                x.kind == PktKind::Ack && x.flow == flow && (x.seqno < ack || (self.replace_head && x.seqno == ack));
             if older {
                 bytes += x.size as u64;
                 let id = q.remove(i).expect("index in range");

@@ -3,10 +3,10 @@
 //! the oldest queued pure ack leaves before any data packet; otherwise FIFO. Two-class
 //! strict priority, non-preemptive, one shared buffer (drops are unchanged).
 
+use super::ring::Ring;
 use crate::config::StageConfig;
 use crate::error::ConfigError;
 use crate::net::packet::{PacketPool, PktKind};
-use super::ring::Ring;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AcksFirst;

@@ -3,13 +3,13 @@
 //! the way out). DropTail and RED decide *whether* to drop; the buffer decides
 //! *which* packet goes and in what order the rest leave.
 
+use super::ring::Ring;
 use super::stages::Stages;
 use super::victim::Victim;
 use super::{Dropped, QueueCtx};
 use crate::engine::PktId;
 use crate::net::packet::PacketPool;
 use crate::rng::Rng;
-use super::ring::Ring;
 
 #[derive(Clone)]
 pub struct Buffer {

@@ -47,7 +47,12 @@ impl DropTail {
 
     /// From `{kind = "drop_tail", limit_pkts, victim, stages}` (or the alias
     /// `drop_priority`, victim `low_priority_first`) at `field`.
-    pub fn from_config(field: &str, limit_pkts: u32, victim: VictimRule, stages: &[StageConfig]) -> Result<DropTail, ConfigError> {
+    pub fn from_config(
+        field: &str,
+        limit_pkts: u32,
+        victim: VictimRule,
+        stages: &[StageConfig],
+    ) -> Result<DropTail, ConfigError> {
         if limit_pkts < 1 {
             return Err(ConfigError::new(format!("{field}.limit_pkts"), limit_pkts, "must be at least 1"));
         }

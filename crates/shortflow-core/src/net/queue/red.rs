@@ -138,21 +138,13 @@ impl Red {
             return Err(bad("link delay_s", delay_s, "must be a non-negative number"));
         }
         if cfg.mean_pktsize == 0 || cfg.mean_pktsize > i32::MAX as u32 {
-            return Err(bad(
-                "mean_pktsize",
-                cfg.mean_pktsize,
-                "must be a positive packet size in bytes",
-            ));
+            return Err(bad("mean_pktsize", cfg.mean_pktsize, "must be a positive packet size in bytes"));
         }
         if cfg.cautious > 3 {
             return Err(bad("cautious", cfg.cautious, "ns-2.35 knows 0, 1, 2 and 3"));
         }
         if cfg.cautious == 3 && (cfg.idle_pktsize == 0 || cfg.idle_pktsize > i32::MAX as u32) {
-            return Err(bad(
-                "idle_pktsize",
-                cfg.idle_pktsize,
-                "must be positive when cautious = 3",
-            ));
+            return Err(bad("idle_pktsize", cfg.idle_pktsize, "must be positive when cautious = 3"));
         }
         if !(cfg.thresh.is_finite() && cfg.thresh >= 0.0) {
             return Err(bad("thresh", cfg.thresh, "must be >= 0 (0 = automatic)"));
@@ -204,9 +196,7 @@ impl Red {
             th_max_pkts = 3.0 * th_min_pkts;
         }
         if th_max_pkts < th_min_pkts {
-            return Err(format!(
-                "Queue/RED: maxthresh = {th_max_pkts} is below thresh = {th_min_pkts} (packets)"
-            ));
+            return Err(format!("Queue/RED: maxthresh = {th_max_pkts} is below thresh = {th_min_pkts} (packets)"));
         }
 
         // REDQueue::reset.
@@ -223,20 +213,14 @@ impl Red {
         let v_a = 1.0 / th_diff;
         let max_p = 1.0 / cfg.linterm;
         let v_b = -th_min / th_diff;
-        let (v_c, v_d) =
-            if cfg.gentle { ((1.0 - max_p) / th_max, 2.0 * max_p - 1.0) } else { (0.0, 0.0) };
+        let (v_c, v_d) = if cfg.gentle { ((1.0 - max_p) / th_max, 2.0 * max_p - 1.0) } else { (0.0, 0.0) };
 
         // ns-2.35: red.cc enque — with cautious_ 3 the idle decay counts idle_pktsize_
         // packets; otherwise idle_pktsize_ is unused.
-        let ptc_idle =
-            if cfg.cautious == 3 { ptc * mean as f64 / cfg.idle_pktsize as f64 } else { ptc };
+        let ptc_idle = if cfg.cautious == 3 { ptc * mean as f64 / cfg.idle_pktsize as f64 } else { ptc };
         // ns-2.35: red.cc enque — in byte mode the buffer limit is limit_ * mean_pktsize_
         // bytes, whatever the real packet sizes are.
-        let qlim = if cfg.queue_in_bytes {
-            cfg.limit_pkts as i64 * mean as i64
-        } else {
-            cfg.limit_pkts as i64
-        };
+        let qlim = if cfg.queue_in_bytes { cfg.limit_pkts as i64 * mean as i64 } else { cfg.limit_pkts as i64 };
 
         // ns-2's flags as the victim rule; `from_config` also honours `victim`.
         let victim = if cfg.drop_front {
@@ -447,9 +431,7 @@ impl Red {
         // (`qlen > 1`: a byte in byte mode), and with use_mark_p_ (the default) the
         // average never forces a drop: p just saturates at 1.
         if qavg >= self.th_min && qlen > 1 {
-            if !self.use_mark_p
-                && ((!self.gentle && qavg >= self.th_max)
-                    || (self.gentle && qavg >= 2.0 * self.th_max))
+            if !self.use_mark_p && ((!self.gentle && qavg >= self.th_max) || (self.gentle && qavg >= 2.0 * self.th_max))
             {
                 forced = true;
             } else if !self.old {
@@ -502,8 +484,7 @@ impl Red {
                 let size = pool.get(p).size;
                 self.q_bytes -= size as i64;
                 self.idle = false;
-                self.tx_end =
-                    if self.buf.is_empty() { Some(now + tx_time(size, self.rate_bps)) } else { None };
+                self.tx_end = if self.buf.is_empty() { Some(now + tx_time(size, self.rate_bps)) } else { None };
                 Some(p)
             }
             None => {
@@ -659,7 +640,8 @@ mod tests {
             let before = self.red.qlen_units();
             let mut drops = Vec::new();
             {
-                let mut cx = QueueCtx { now: t, pool: &mut self.pool, rng: &mut self.rng, link_busy: busy, drops: &mut drops };
+                let mut cx =
+                    QueueCtx { now: t, pool: &mut self.pool, rng: &mut self.rng, link_busy: busy, drops: &mut drops };
                 self.red.enqueue(id, &mut cx);
             }
             let res = Enqueued::of(&drops);
@@ -733,10 +715,8 @@ mod tests {
         (3.0625, 4), (4.03125, 5), (4.51562, 5), (5.25781, 6), (6.12891, 7), (6.56445, 7),
     ];
     /// Arrival indices ns-2.35 dropped in scenario `pktmode` (all forced: ave >= maxthresh).
-    const NS2_PKTMODE_DROPS: [usize; 26] = [
-        9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 21, 22, 23, 24, 25, 26, 27, 28, 29, 39, 40, 41, 42,
-        43, 53, 54,
-    ];
+    const NS2_PKTMODE_DROPS: [usize; 26] =
+        [9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 21, 22, 23, 24, 25, 26, 27, 28, 29, 39, 40, 41, 42, 43, 53, 54];
     /// Packet mode, thresh 100, maxthresh 300, limit 10 (only buffer overflows).
     #[rustfmt::skip]
     const NS2_LIMIT_AVE: [(f64, i64); 55] = [
@@ -753,8 +733,7 @@ mod tests {
         (0.113729, 5), (0.123064, 6), (0.133971, 7), (0.146447, 8),
     ];
     /// Arrival indices ns-2.35 dropped in scenario `limit`: arrivals finding 10 waiting.
-    const NS2_LIMIT_DROPS: [usize; 16] =
-        [12, 14, 15, 16, 17, 18, 20, 21, 22, 23, 24, 25, 27, 28, 29, 42];
+    const NS2_LIMIT_DROPS: [usize; 16] = [12, 14, 15, 16, 17, 18, 20, 21, 22, 23, 24, 25, 27, 28, 29, 42];
 
     fn pktmode_cfg() -> RedConfig {
         cfg(r#"{"queue_in_bytes": false, "bytes": false, "thresh": 3, "maxthresh": 6,
@@ -801,9 +780,7 @@ mod tests {
             assert_eq!(r.qlim, 50 * 500);
         }
         // Packet mode: thresholds in packets; explicit values are kept; q_weight 0 / -2.
-        let r =
-            Red::new(&cfg(r#"{"queue_in_bytes": false, "thresh": 7, "q_weight": 0}"#), 1.6e6, 0.05)
-                .unwrap();
+        let r = Red::new(&cfg(r#"{"queue_in_bytes": false, "thresh": 7, "q_weight": 0}"#), 1.6e6, 0.05).unwrap();
         assert_eq!((r.th_min, r.th_max, r.qlim), (7.0, 21.0, 50));
         assert_eq!(r.q_weight(), 1.0 - (-1.0f64 / 400.0).exp());
         let r = Red::new(&cfg(r#"{"q_weight": -2}"#), 1.6e6, 0.05).unwrap();
@@ -850,8 +827,7 @@ mod tests {
     #[test]
     fn idle_decay_counts_ptc_packets_per_second() {
         // Packet mode, q_weight 0.25 on 1.6 Mb/s (ptc = 400 / s with mean_pktsize 500).
-        let c =
-            cfg(r#"{"queue_in_bytes": false, "bytes": false, "q_weight": 0.25, "thresh": 100}"#);
+        let c = cfg(r#"{"queue_in_bytes": false, "bytes": false, "q_weight": 0.25, "thresh": 100}"#);
         let mut b = Bench::new(&c, 1.6e6, 0.05);
         // Four back-to-back 500-byte packets at t = 0 (2.5 ms each on the wire).
         for _ in 0..4 {
@@ -1220,8 +1196,7 @@ mod tests {
             (r#"{"targetdelay_s": -1}"#, "targetdelay_s = -1"),
         ];
         for (json, want) in cases {
-            let e =
-                Red::new(&cfg(json), 1e6, 0.01).err().unwrap_or_else(|| panic!("{json} accepted"));
+            let e = Red::new(&cfg(json), 1e6, 0.01).err().unwrap_or_else(|| panic!("{json} accepted"));
             assert!(e.contains(want), "{json}: {e}");
         }
         let e = Red::new(&RedConfig::default(), 0.0, 0.01).err().unwrap();

@@ -49,7 +49,14 @@ impl LinkRig {
         let mut link = Link::new(0, 1, 0, q);
         link.set_traced(true);
         let routes = Routes::new(2, &[(0, 1)]);
-        let net = Network::new(vec![link], vec![LinkClass::new(8_000_000, SimTime::ZERO)], ["a", "b"].into_iter().collect(), routes, Rng::new(1), Some(PacketTrace::default()));
+        let net = Network::new(
+            vec![link],
+            vec![LinkClass::new(8_000_000, SimTime::ZERO)],
+            ["a", "b"].into_iter().collect(),
+            routes,
+            Rng::new(1),
+            Some(PacketTrace::default()),
+        );
         LinkRig { sched: Scheduler::new(), net, out: Vec::new() }
     }
 
@@ -145,7 +152,10 @@ fn droptail_random_draws_one_uniform_over_queue_and_arrival() {
 
 #[test]
 fn droptail_low_priority_first_and_the_drop_priority_alias() {
-    for cfg in [r#"{"kind": "drop_tail", "limit_pkts": 5, "victim": "low_priority_first"}"#, r#"{"kind": "drop_priority", "limit_pkts": 5}"#] {
+    for cfg in [
+        r#"{"kind": "drop_tail", "limit_pkts": 5, "victim": "low_priority_first"}"#,
+        r#"{"kind": "drop_priority", "limit_pkts": 5}"#,
+    ] {
         let mut r = LinkRig::new(cfg);
         // On the wire: D0. Waiting: D1, D2*, D3*, D4 (full). A normal arrival evicts the
         // tail-most low-priority packet (D3*); a low-priority arrival is itself the
@@ -258,7 +268,9 @@ fn ack_filter_runs_before_the_buffer_is_checked() {
 fn ack_filter_under_red_keeps_its_byte_count() {
     // Byte-mode RED (default): the filtered acks' bytes leave RED's queue length too;
     // a stale count would show as a forced drop below (limit 3 x 500 = 1500 bytes).
-    let mut r = LinkRig::new(r#"{"kind": "red", "limit_pkts": 3, "thresh": 100, "maxthresh": 200, "stages": [{"kind": "ack_filter"}]}"#);
+    let mut r = LinkRig::new(
+        r#"{"kind": "red", "limit_pkts": 3, "thresh": 100, "maxthresh": 200, "stages": [{"kind": "ack_filter"}]}"#,
+    );
     let mut offered = vec![data(100), data(1)];
     offered.extend((1..=20).map(|n| ack(0, n)));
     r.offer(0, &offered);
@@ -275,13 +287,25 @@ fn ack_filter_under_red_keeps_its_byte_count() {
 #[test]
 fn acks_first_sends_a_queued_ack_before_data() {
     // Spec C.10: an ack enqueued behind 5 data packets is sent next when the link frees.
-    for q in [r#"{"kind": "drop_tail", "stages": [{"kind": "acks_first"}]}"#, r#"{"kind": "red", "stages": [{"kind": "acks_first"}]}"#] {
+    for q in [
+        r#"{"kind": "drop_tail", "stages": [{"kind": "acks_first"}]}"#,
+        r#"{"kind": "red", "stages": [{"kind": "acks_first"}]}"#,
+    ] {
         let mut r = LinkRig::new(q);
         r.offer(0, &[data(0), data(1), data(2), data(3), data(4), data(5), ack(1, 1)]);
         r.offer(1500, &[ack(1, 2)]); // arrives while D1 is on the wire
         assert_eq!(
             r.delivered(),
-            vec![(1000, "D0"), (1040, "A1/1"), (2040, "D1"), (2080, "A2/1"), (3080, "D2"), (4080, "D3"), (5080, "D4"), (6080, "D5")],
+            vec![
+                (1000, "D0"),
+                (1040, "A1/1"),
+                (2040, "D1"),
+                (2080, "A2/1"),
+                (3080, "D2"),
+                (4080, "D3"),
+                (5080, "D4"),
+                (6080, "D5")
+            ],
             "{q}"
         );
     }
@@ -364,5 +388,8 @@ fn queue_config_errors_name_the_field() {
         assert_eq!((e.field.as_str(), e.value.as_str()), (field, value), "{json}: {e}");
     }
     assert!(serde_json::from_str::<QueueConfig>(r#"{"kind": "drop_tail", "victim": "head"}"#).is_err());
-    assert!(serde_json::from_str::<QueueConfig>(r#"{"kind": "drop_tail", "stages": [{"kind": "ack_filter", "x": 1}]}"#).is_err());
+    assert!(serde_json::from_str::<QueueConfig>(
+        r#"{"kind": "drop_tail", "stages": [{"kind": "ack_filter", "x": 1}]}"#
+    )
+    .is_err());
 }

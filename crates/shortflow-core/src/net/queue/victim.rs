@@ -5,11 +5,11 @@
 //! Early (probabilistic) drops of RED are not governed by it: they always take the
 //! arrival, colour-blind (spec thesis-faststart-asymmetry A.8).
 
+use super::ring::Ring;
 use crate::config::{RedConfig, VictimRule};
 use crate::error::ConfigError;
 use crate::net::packet::PacketPool;
 use crate::rng::Rng;
-use super::ring::Ring;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Victim {
@@ -116,7 +116,8 @@ mod tests {
             Victim::from_red_config("q", &cfg(r#"{"victim": "low_priority_first"}"#)),
             Ok(Victim::LowPriorityFirst)
         );
-        let e = Victim::from_red_config("links[1].queue", &cfg(r#"{"victim": "tail", "drop_rand": true}"#)).unwrap_err();
+        let e =
+            Victim::from_red_config("links[1].queue", &cfg(r#"{"victim": "tail", "drop_rand": true}"#)).unwrap_err();
         assert_eq!((e.field.as_str(), e.value.as_str()), ("links[1].queue.victim", "tail"));
     }
 }

@@ -20,9 +20,9 @@
 use super::ns2::{opencwnd, Ns2Standard};
 use super::{CongestionControl, Tcb};
 use crate::error::ConfigError;
+use crate::tcp::events::{AckSample, LossEvent};
 use crate::tcp::pacing::burst_gap;
 use crate::tcp::rtt::ExactRtt;
-use crate::tcp::events::{AckSample, LossEvent};
 use crate::time::SimTime;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -137,10 +137,17 @@ mod tests {
 
     #[test]
     fn sender_adaptation_needs_a_burst_limit_and_a_sane_gain() {
-        let e = crate::tcp::sender::TcpParams::from_config("flows[0].tcp", &tcp(r#"{"cc": {"kind": "sender_adaptation"}}"#)).unwrap_err();
+        let e = crate::tcp::sender::TcpParams::from_config(
+            "flows[0].tcp",
+            &tcp(r#"{"cc": {"kind": "sender_adaptation"}}"#),
+        )
+        .unwrap_err();
         assert_eq!((e.field.as_str(), e.value.as_str()), ("flows[0].tcp.maxburst", "0"));
-        let e = crate::tcp::sender::TcpParams::from_config("flows[0].tcp", &tcp(r#"{"maxburst": 4, "cc": {"kind": "sender_adaptation", "gain": 1.5}}"#))
-            .unwrap_err();
+        let e = crate::tcp::sender::TcpParams::from_config(
+            "flows[0].tcp",
+            &tcp(r#"{"maxburst": 4, "cc": {"kind": "sender_adaptation", "gain": 1.5}}"#),
+        )
+        .unwrap_err();
         assert_eq!((e.field.as_str(), e.value.as_str()), ("flows[0].tcp.cc.gain", "1.5"));
     }
 }

@@ -265,7 +265,10 @@ mod tests {
                 let t = i as f64 * 0.1;
                 let want = 0.4 * (t + rtt - k).powi(3) + w_max as f64;
                 let got = Cubic::target_at(w_max, cwnd, t, rtt) as f64;
-                assert!((got - want.max(0.0)).abs() <= 1.0 + want.abs() * 0.002, "w_max {w_max} t {t}: {got} vs {want}");
+                assert!(
+                    (got - want.max(0.0)).abs() <= 1.0 + want.abs() * 0.002,
+                    "w_max {w_max} t {t}: {got} vs {want}"
+                );
             }
         }
     }

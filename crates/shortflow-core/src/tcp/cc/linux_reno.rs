@@ -262,6 +262,10 @@ mod tests {
         let mut inside = loss(LossKind::Rto);
         inside.new_epoch = false;
         c.on_loss(&mut t, &inside);
-        assert_eq!((t.cwnd, t.ssthresh), (1.0, 2), "an RTO inside a recovery's window (new_epoch false) keeps ssthresh");
+        assert_eq!(
+            (t.cwnd, t.ssthresh),
+            (1.0, 2),
+            "an RTO inside a recovery's window (new_epoch false) keeps ssthresh"
+        );
     }
 }

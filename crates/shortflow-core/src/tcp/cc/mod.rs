@@ -30,8 +30,8 @@ pub mod vienna;
 
 use crate::config::{CcConfig, TcpVariant};
 use crate::error::ConfigError;
-use crate::tcp::events::{AckSample, LossEvent, SendMeta};
 use crate::results::CcTrace;
+use crate::tcp::events::{AckSample, LossEvent, SendMeta};
 use crate::tcp::rtt::{RttEstimator, RttParams};
 use crate::time::SimTime;
 
@@ -216,7 +216,9 @@ impl AnyCc {
     pub fn from_config(field: &str, cfg: &CcConfig, maxburst: u32) -> Result<AnyCc, ConfigError> {
         Ok(match cfg {
             CcConfig::Ns2 => AnyCc::Ns2(ns2::Ns2Standard),
-            CcConfig::SenderAdaptation { gain } => AnyCc::Asym(Box::new(asym::SenderAdaptation::from_config(field, *gain, maxburst)?)),
+            CcConfig::SenderAdaptation { gain } => {
+                AnyCc::Asym(Box::new(asym::SenderAdaptation::from_config(field, *gain, maxburst)?))
+            }
             CcConfig::Vienna(vc) => AnyCc::Vienna(Box::new(vienna::Vienna::from_config(field, vc)?)),
             CcConfig::LinuxReno => AnyCc::LinuxReno(Box::default()),
             CcConfig::Cubic => AnyCc::Cubic(Box::default()),

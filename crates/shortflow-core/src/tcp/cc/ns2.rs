@@ -113,7 +113,13 @@ mod tests {
     /// The fixture window as ns-2's tests had it: Reno, IW 1, 1000-byte packets,
     /// receiver window 100.
     fn tcb(cwnd: f64, ssthresh: i32) -> Tcb {
-        Tcb { variant: TcpVariant::Reno, wnd: 100.0, wnd_init: 1, packet_size: 1000, ..crate::tcp::fixtures::tcb(cwnd, ssthresh) }
+        Tcb {
+            variant: TcpVariant::Reno,
+            wnd: 100.0,
+            wnd_init: 1,
+            packet_size: 1000,
+            ..crate::tcp::fixtures::tcb(cwnd, ssthresh)
+        }
     }
 
     #[test]

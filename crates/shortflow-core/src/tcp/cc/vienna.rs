@@ -22,8 +22,8 @@ use super::ns2::Ns2Standard;
 use super::{CongestionControl, RttView, Tcb};
 use crate::config::{ViennaCcConfig, ViennaSchedule, ViennaSize, ViennaWindowModel};
 use crate::error::{err, ConfigError};
-use crate::tcp::events::{AckSample, LossEvent, LossKind, SendMeta};
 use crate::results::CcTrace;
+use crate::tcp::events::{AckSample, LossEvent, LossKind, SendMeta};
 use crate::time::SimTime;
 use crate::vienna::{self, Params, PathModel, WindowModel};
 
@@ -127,13 +127,21 @@ impl Vienna {
     /// From `tcp.cc = { kind = "vienna", ... }` at `field` (`flows[i].tcp`).
     pub fn from_config(field: &str, c: &ViennaCcConfig) -> Result<Vienna, ConfigError> {
         if c.max_interval == 0 {
-            return Err(err(format!("{field}.cc.max_interval"), c.max_interval, "must be at least 1 segment (P4: 600)"));
+            return Err(err(
+                format!("{field}.cc.max_interval"),
+                c.max_interval,
+                "must be at least 1 segment (P4: 600)",
+            ));
         }
         if !(0.0..=1.0).contains(&c.loss_weight) {
             return Err(err(format!("{field}.cc.loss_weight"), c.loss_weight, "must be in [0, 1] (P4: 0.75)"));
         }
         if c.model_b != 1.0 && c.model_b != 2.0 {
-            return Err(err(format!("{field}.cc.model_b"), c.model_b, "must be 1 (an ack per segment) or 2 (delayed acks)"));
+            return Err(err(
+                format!("{field}.cc.model_b"),
+                c.model_b,
+                "must be 1 (an ack per segment) or 2 (delayed acks)",
+            ));
         }
         Ok(Vienna::new(ViennaConfig {
             size: match c.size {

@@ -26,7 +26,7 @@ pub mod tlp;
 use crate::config::{RecoveryConfig, RecoveryKind};
 use crate::engine::Timer;
 use crate::error::ConfigError;
-use crate::tcp::scoreboard::{SegState, Scoreboard};
+use crate::tcp::scoreboard::{Scoreboard, SegState};
 use crate::time::SimTime;
 
 /// Loss-recovery counters of one connection (Linux MIB names, `nstat`), counted for
@@ -346,7 +346,9 @@ impl SackRecovery {
     /// loss recovery whose RTO the cumulative ack has since passed (`icsk_retransmits`
     /// 0). Not during fast recovery, and not at a backed-off RTO of the same loss.
     pub fn rto_cuts(&self, una: i64) -> bool {
-        self.state == RecState::Open || una >= self.recover || (self.state == RecState::Loss && self.rto_retransmits == 0)
+        self.state == RecState::Open
+            || una >= self.recover
+            || (self.state == RecState::Loss && self.rto_retransmits == 0)
     }
 }
 

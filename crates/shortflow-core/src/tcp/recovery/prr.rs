@@ -35,7 +35,14 @@ impl Prr {
     /// None when the ack delivered nothing (the window is left alone).
     /// `una_advanced`: it moved the cumulative ack; `newly_lost`: it marked segments
     /// lost (Linux: then no slow-start extra).
-    pub fn on_ack(&mut self, ssthresh: i64, pipe: i64, delivered: u32, una_advanced: bool, newly_lost: bool) -> Option<i64> {
+    pub fn on_ack(
+        &mut self,
+        ssthresh: i64,
+        pipe: i64,
+        delivered: u32,
+        una_advanced: bool,
+        newly_lost: bool,
+    ) -> Option<i64> {
         if delivered == 0 {
             return None;
         }

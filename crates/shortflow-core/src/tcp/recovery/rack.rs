@@ -21,7 +21,7 @@
 //!   `TCP_TIMEOUT_MIN`, 2 ms).
 
 use super::{DetectCtx, Detected, LossDetection};
-use crate::tcp::scoreboard::{SegState, Scoreboard};
+use crate::tcp::scoreboard::{Scoreboard, SegState};
 use crate::time::SimTime;
 
 /// Linux `TCP_TIMEOUT_MIN_US`: slack added to the reorder timer.
@@ -238,7 +238,8 @@ mod tests {
         sb.on_send(0, ms(0), false);
         let mut r = Rack::new(true);
         r.on_delivered(0, sb.get(0).unwrap(), ms(100), 0); // min_rtt 100 ms
-        let wnd = |r: &Rack, srtt: u64| r.reo_wnd(&DetectCtx { now: ms(0), in_recovery: true, srtt: Some(ms(srtt)) }, &sb);
+        let wnd =
+            |r: &Rack, srtt: u64| r.reo_wnd(&DetectCtx { now: ms(0), in_recovery: true, srtt: Some(ms(srtt)) }, &sb);
         r.on_dsack(false);
         r.after_ack(Some(ms(50)), ms(200));
         assert_eq!((r.steps, wnd(&r, 200)), (1, SimTime::ZERO), "no reordering seen: ignored, 0 in recovery");

@@ -41,7 +41,8 @@ impl LossDetection for Rfc6675 {
     /// NextSeg rule (3): the lowest unSACKed segment above `high_rxt` and below the
     /// highest SACKed one, not lost and with no retransmission in flight.
     fn rule3(&self, sb: &Scoreboard, high_rxt: i64) -> Option<i64> {
-        ((high_rxt + 1).max(sb.base())..sb.high_sacked()).find(|&s| sb.get(s).is_some_and(|x| !x.sacked && !x.lost && !x.retrans))
+        ((high_rxt + 1).max(sb.base())..sb.high_sacked())
+            .find(|&s| sb.get(s).is_some_and(|x| !x.sacked && !x.lost && !x.retrans))
     }
 }
 

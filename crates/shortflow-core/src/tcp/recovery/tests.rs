@@ -182,7 +182,10 @@ fn dsack_is_counted_with_every_recovery_kind() {
 #[test]
 fn ns2_recovery_reports_fast_retransmits_and_timeouts() {
     // NewReno without SACK: segments 2 and 6 of 8 lost (the sender_tests fixture).
-    let mut r = Rig::one(&tcp(r#"{"variant": "newreno", "syn": false, "delay_growth": false, "singledup": 0, "window_init": 8}"#), AnyStartup::Ns2(Ns2));
+    let mut r = Rig::one(
+        &tcp(r#"{"variant": "newreno", "syn": false, "delay_growth": false, "singledup": 0, "window_init": 8}"#),
+        AnyStartup::Ns2(Ns2),
+    );
     r.transfer(ms(0), 0, 8);
     r.sent();
     r.ack(ms(100), 0, 0);
@@ -549,7 +552,8 @@ fn frto_ends_when_the_receivers_window_is_closed() {
 /// counting the timeout, which the ns-2 recoveries keep.)
 #[test]
 fn an_rto_inside_an_ecn_reduced_window_keeps_the_reduced_ssthresh() {
-    let mut r = rig(r#"{"kind": "rack_tlp", "prr": true}"#, r#", "window_init": 8, "ecn": true, "cc": {"kind": "linux_reno"}"#);
+    let mut r =
+        rig(r#"{"kind": "rack_tlp", "prr": true}"#, r#", "window_init": 8, "ecn": true, "cc": {"kind": "linux_reno"}"#);
     r.transfer(ms(0), 0, 40);
     r.ack(ms(100), 0, 0);
     r.ack_ecn(ms(101), 0, 1, true);

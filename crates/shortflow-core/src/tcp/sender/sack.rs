@@ -9,10 +9,10 @@
 
 use super::{AckIn, TcpConn, TIMER_RACK, TIMER_TLP};
 use crate::net::packet::SackBlocks;
-use crate::tcp::recovery::count;
 use crate::tcp::cc::CwndAction;
 use crate::tcp::control::ControlBlock;
 use crate::tcp::events::LossKind;
+use crate::tcp::recovery::count;
 use crate::tcp::recovery::prr::Prr;
 use crate::tcp::recovery::tlp::{self, Episode, Outcome};
 use crate::tcp::recovery::{current_ssthresh, DetectCtx, RecState, SackRecovery, Undo};
@@ -77,7 +77,11 @@ impl TcpConn {
         if let Some(w) = o.rwnd {
             // The receiver's advertised window (a sink with a slow reader). A window
             // update that acks nothing new is not processed as an ack.
-            self.rwnd_edge = if self.rwnd_edge == i64::MAX { ackno + w.segs as i64 } else { self.rwnd_edge.max(ackno + w.segs as i64) };
+            self.rwnd_edge = if self.rwnd_edge == i64::MAX {
+                ackno + w.segs as i64
+            } else {
+                self.rwnd_edge.max(ackno + w.segs as i64)
+            };
             self.window_opened = w.update && ackno <= self.highest_ack;
         }
         match self.rec.as_deref_mut() {
@@ -132,7 +136,8 @@ impl TcpConn {
         if rec.frto_on {
             let open = rec.state == RecState::Open;
             if rec.rto_cuts(una) {
-                let prior_ssthresh = if rec.state == RecState::Recovery { prior.1 } else { current_ssthresh(prior.0, prior.1) };
+                let prior_ssthresh =
+                    if rec.state == RecState::Recovery { prior.1 } else { current_ssthresh(prior.0, prior.1) };
                 rec.undo = Some(Undo { prior_cwnd: prior.0, prior_ssthresh });
             }
             rec.frto = open || rec.rto_retransmits > 0;
@@ -235,7 +240,8 @@ impl TcpConn {
             let rec = self.rec();
             rec.state == RecState::Open
                 && (rec.sb.lost_out() > 0
-                    || (rec.det.dupthresh_starts_recovery() && rec.dupacks >= crate::tcp::recovery::rfc6675::DUP_THRESH))
+                    || (rec.det.dupthresh_starts_recovery()
+                        && rec.dupacks >= crate::tcp::recovery::rfc6675::DUP_THRESH))
         };
         if enter {
             let first = self.highest_ack + 1;
@@ -243,7 +249,8 @@ impl TcpConn {
             if rec.sb.lost_out() == 0 {
                 rec.sb.mark_lost(first); // RFC 6675 §5 step 4.2: resend the first hole
             }
-            let kind = if rec.det.dupthresh_starts_recovery() { LossKind::DupAckThreshold } else { LossKind::LaterAcks };
+            let kind =
+                if rec.det.dupthresh_starts_recovery() { LossKind::DupAckThreshold } else { LossKind::LaterAcks };
             self.enter_recovery(cb, cx, kind);
         }
 
@@ -267,7 +274,12 @@ impl TcpConn {
         if state == RecState::Recovery {
             let pipe = self.rec().sb.pipe();
             let ssthresh = cb.tcb.ssthresh as i64;
-            if let Some(cwnd) = self.rec_mut().prr.as_mut().and_then(|p| p.on_ack(ssthresh, pipe, delivered, una_advanced, newly_lost > 0)) {
+            if let Some(cwnd) = self
+                .rec_mut()
+                .prr
+                .as_mut()
+                .and_then(|p| p.on_ack(ssthresh, pipe, delivered, una_advanced, newly_lost > 0))
+            {
                 cb.tcb.cwnd = cwnd as f64;
             }
         } else if una_advanced && (state_before != RecState::Recovery || self.rec().grow_on_exit_ack) {
@@ -309,7 +321,14 @@ impl TcpConn {
     ///    instead of retransmissions, if the application and the receiver window
     ///    have any (2b; otherwise F-RTO ends);
     /// 3. the recovery point acked: recovery ends (undone if 1. holds now).
-    fn process_loss(&mut self, cb: &mut ControlBlock, una_advanced: bool, orig_acked: bool, sacked: bool, ts_echo: SimTime) {
+    fn process_loss(
+        &mut self,
+        cb: &mut ControlBlock,
+        una_advanced: bool,
+        orig_acked: bool,
+        sacked: bool,
+        ts_echo: SimTime,
+    ) {
         let recovered = self.highest_ack >= self.rec().recover;
         if una_advanced && self.may_undo(ts_echo) {
             return self.undo_loss(cb, false);
@@ -351,7 +370,10 @@ impl TcpConn {
     /// the episode's first retransmission (`tcp_packet_delayed`).
     fn may_undo(&self, ts_echo: SimTime) -> bool {
         let rec = self.rec();
-        self.p.timestamps && ts_echo > SimTime::ZERO && rec.undo.is_some() && rec.retrans_stamp.is_some_and(|t| ts_echo < t)
+        self.p.timestamps
+            && ts_echo > SimTime::ZERO
+            && rec.undo.is_some()
+            && rec.retrans_stamp.is_some_and(|t| ts_echo < t)
     }
 
     /// Undo an RTO's cut (Linux `tcp_try_undo_loss` -> `tcp_undo_cwnd_reduction(sk,
@@ -448,7 +470,9 @@ impl TcpConn {
                     break;
                 }
                 (self.t_seqno, true)
-            } else if let Some(s) = (rec.state == RecState::Recovery).then(|| rec.det.rule3(&rec.sb, rec.high_rxt)).flatten() {
+            } else if let Some(s) =
+                (rec.state == RecState::Recovery).then(|| rec.det.rule3(&rec.sb, rec.high_rxt)).flatten()
+            {
                 (s, false)
             } else {
                 break;

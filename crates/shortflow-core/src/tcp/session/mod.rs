@@ -45,8 +45,8 @@ mod tests;
 
 use crate::tcp::control::{ControlBlock, TcpSenders};
 use crate::tcp::events::{LossEvent, LossKind};
-use crate::tcp::sender::TcpConn;
 use crate::tcp::recovery::count;
+use crate::tcp::sender::TcpConn;
 use crate::time::SimTime;
 use crate::world::Ctx;
 
@@ -55,13 +55,34 @@ pub use block::{Session, SessionStats};
 /// The session's retransmission timer (fires for the first member's agent).
 pub const TIMER_SESSION: u8 = 2;
 
-fn loss_event(kind: LossKind, now: SimTime, c: &TcpConn, s: &Session, lost_seq: i64, sent_at: Option<SimTime>, new_epoch: bool) -> LossEvent {
-    LossEvent { kind, now, flow: c.flow, flight_size: s.ownd(), lost_seq, lost_sent_at: sent_at, lost_low_prio: false, new_epoch }
+fn loss_event(
+    kind: LossKind,
+    now: SimTime,
+    c: &TcpConn,
+    s: &Session,
+    lost_seq: i64,
+    sent_at: Option<SimTime>,
+    new_epoch: bool,
+) -> LossEvent {
+    LossEvent {
+        kind,
+        now,
+        flow: c.flow,
+        flight_size: s.ownd(),
+        lost_seq,
+        lost_sent_at: sent_at,
+        lost_low_prio: false,
+        new_epoch,
+    }
 }
 
 /// Run `f` with block `b`'s session taken out of it (so that the block and the
 /// connections can be borrowed beside it).
-fn with_session<R>(senders: &mut TcpSenders, b: u32, f: impl FnOnce(&mut Session, &mut Vec<TcpConn>, &mut ControlBlock) -> R) -> R {
+fn with_session<R>(
+    senders: &mut TcpSenders,
+    b: u32,
+    f: impl FnOnce(&mut Session, &mut Vec<TcpConn>, &mut ControlBlock) -> R,
+) -> R {
     let TcpSenders { conns, cbs } = senders;
     let cb = &mut cbs[b as usize];
     let mut s = cb.session.take().expect("a session block");
@@ -107,7 +128,9 @@ pub fn serve(senders: &mut TcpSenders, cx: &mut Ctx, b: u32) {
                 break;
             }
             let members = &s.members;
-            let Some(slot) = s.sched.pick(&mut s.slots, |j| conns[members[j].conn as usize].can_send_data(wnd)) else { break };
+            let Some(slot) = s.sched.pick(&mut s.slots, |j| conns[members[j].conn as usize].can_send_data(wnd)) else {
+                break;
+            };
             let c = &mut conns[s.members[slot].conn as usize];
             if ssr && s.outstanding_is_empty() && s.started {
                 // Slow-start restart after an idle period longer than the RTO.
@@ -178,7 +201,15 @@ pub fn syn_timeout(senders: &mut TcpSenders, cx: &mut Ctx, i: u32, gen: u32) {
 /// Retransmit member `slot`'s segment `seq` at once (spec C.6.3, F.10). `rule` 1-3
 /// for a fast retransmission (which may cut the window, once per loss window), 0 for a
 /// partial ack's (no cut).
-fn retransmit(s: &mut Session, conns: &mut [TcpConn], cb: &mut ControlBlock, cx: &mut Ctx, slot: u16, seq: i64, rule: u8) {
+fn retransmit(
+    s: &mut Session,
+    conns: &mut [TcpConn],
+    cb: &mut ControlBlock,
+    cx: &mut Ctx,
+    slot: u16,
+    seq: i64,
+    rule: u8,
+) {
     let Some(idx) = s.find(slot, seq) else { return };
     let now = cx.now();
     let old = s.take(idx);

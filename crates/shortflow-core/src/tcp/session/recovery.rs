@@ -40,7 +40,11 @@ impl Session {
         if r.dupacks >= 1 {
             return Some(2);
         }
-        let other = self.seglst.iter().enumerate().any(|(j, r2)| j != i && r2.slot == r.slot && !r2.ctl && score(r2, true) >= th);
+        let other = self
+            .seglst
+            .iter()
+            .enumerate()
+            .any(|(j, r2)| j != i && r2.slot == r.slot && !r2.ctl && score(r2, true) >= th);
         other.then_some(3)
     }
 

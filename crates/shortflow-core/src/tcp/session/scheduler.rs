@@ -149,7 +149,11 @@ fn prime_factors(mut n: u64) -> Vec<u64> {
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 /// One level frame of `len` slots: `counts[j]` slots for entry j, spread evenly

@@ -192,7 +192,13 @@ fn members_joining_or_leaving_leave_the_window_unchanged() {
 /// Session of `n` with window `w` (no growth: window caps) and every member's first
 /// `per` segments sent; returns the rig and the segments in send order.
 fn loaded(n: u32, w: u32, per: i64, later_acks: bool) -> (Rig, Vec<Sent>) {
-    let mut r = Rig::session(&cfg(&format!(r#", "window_init": {w}, "window": {w}"#)), n, SessionScheduler::Rr, later_acks, &[]);
+    let mut r = Rig::session(
+        &cfg(&format!(r#", "window_init": {w}, "window": {w}"#)),
+        n,
+        SessionScheduler::Rr,
+        later_acks,
+        &[],
+    );
     let all: Vec<(u32, i64)> = (0..n).map(|k| (k, per)).collect();
     r.transfers_together(ms(0), &all);
     let sent = r.sent();
@@ -206,7 +212,7 @@ fn three_dupacks_fire_rule_1_and_halve_the_session_once() {
     let (mut r, _) = loaded(2, 8, 4, false);
     for _ in 1..=3 {
         r.ack(ms(100), 0, -1); // c0's 1, 2, 3 arrive: duplicate acks
-        // c1's acks are later acks, which session-noilr ignores.
+                               // c1's acks are later acks, which session-noilr ignores.
     }
     let out = r.sent();
     assert_eq!(out.iter().map(|s| (s.conn, s.seq)).collect::<Vec<_>>(), vec![(0, 0)], "fast retransmit of c0's 0");
@@ -355,7 +361,11 @@ fn the_session_timer_fires_only_when_every_ack_stream_stops() {
     assert_eq!(n, 1, "all records deleted, then one segment under cwnd 1");
     let out = r.sent();
     assert_eq!(out.len(), 1, "{out:?}");
-    assert_eq!((out[0].t_us, out[0].conn, out[0].seq), (8_600_000, 0, 0), "go-back-N: c0's lost segment first (round robin)");
+    assert_eq!(
+        (out[0].t_us, out[0].conn, out[0].seq),
+        (8_600_000, 0, 0),
+        "go-back-N: c0's lost segment first (round robin)"
+    );
     assert_eq!(out[0].t_us, at.as_nanos() / 1000);
     assert_eq!(r.conn(0).ctr.timeouts, 1, "one timeout, counted on the connection of the oldest segment");
 }
@@ -364,7 +374,8 @@ fn the_session_timer_fires_only_when_every_ack_stream_stops() {
 
 #[test]
 fn proxy_sub_sessions_grow_per_sub_session_and_cut_one_share() {
-    let mut r = Rig::session(&cfg(r#", "window_init": 20, "window": 1000, "ssthresh": 2"#), 3, SessionScheduler::Rr, true, &[]);
+    let mut r =
+        Rig::session(&cfg(r#", "window_init": 20, "window": 1000, "ssthresh": 2"#), 3, SessionScheduler::Rr, true, &[]);
     for k in 0..3 {
         r.senders.set_subsession(k, k as u16, 3);
     }

@@ -72,10 +72,18 @@ impl Acc {
             unreachable!("AckPolicy::from_config builds Acc only for ack_policy.kind = acc")
         };
         if *d_max < 1 {
-            return Err(ConfigError::new(format!("{field}.ack_policy.d_max"), d_max, "must be at least 1 segment per ack"));
+            return Err(ConfigError::new(
+                format!("{field}.ack_policy.d_max"),
+                d_max,
+                "must be at least 1 segment per ack",
+            ));
         }
         if *d_init < 1 || d_init > d_max {
-            return Err(ConfigError::new(format!("{field}.ack_policy.d_init"), d_init, format!("must be between 1 and d_max = {d_max}")));
+            return Err(ConfigError::new(
+                format!("{field}.ack_policy.d_init"),
+                d_init,
+                format!("must be between 1 and d_max = {d_max}"),
+            ));
         }
         let iv = interval(&format!("{field}.ack_policy.interval_s"), *interval_s)?;
         Ok(Acc::new(*d_init, *d_max, iv))

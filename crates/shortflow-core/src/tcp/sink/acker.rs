@@ -78,7 +78,8 @@ impl Acker {
 
     /// Has segment `seq` arrived already (cumulatively or out of order)?
     pub fn has(&self, seq: i64) -> bool {
-        seq < self.next || (seq <= self.maxseen && !self.seen.is_empty() && self.seen[(seq & self.mask()) as usize] != 0)
+        seq < self.next
+            || (seq <= self.maxseen && !self.seen.is_empty() && self.seen[(seq & self.mask()) as usize] != 0)
     }
 
     /// The ring's index mask: its length less one, `INITIAL_MASK` before it exists.

@@ -80,7 +80,14 @@ pub struct LinuxAcks {
 impl LinuxAcks {
     /// From `ack_policy = {kind = "linux", ...}`.
     pub fn from_config(field: &str, cfg: &SinkConfig) -> Result<LinuxAcks, ConfigError> {
-        let Some(AckPolicyConfig::Linux { ato_min_s, delack_max_s, quickacks_max, init_rcv_wnd, rto_min_s, rto_init_s }) = &cfg.ack_policy
+        let Some(AckPolicyConfig::Linux {
+            ato_min_s,
+            delack_max_s,
+            quickacks_max,
+            init_rcv_wnd,
+            rto_min_s,
+            rto_init_s,
+        }) = &cfg.ack_policy
         else {
             unreachable!("AckPolicy::from_config builds LinuxAcks only for ack_policy.kind = linux")
         };
@@ -88,7 +95,11 @@ impl LinuxAcks {
         let ato_min = positive_time_s(&f("ato_min_s"), *ato_min_s)?;
         let delack_max = positive_time_s(&f("delack_max_s"), *delack_max_s)?;
         if delack_max < ato_min {
-            return Err(ConfigError::new(f("delack_max_s"), delack_max_s, format!("must be at least ato_min_s = {ato_min_s}")));
+            return Err(ConfigError::new(
+                f("delack_max_s"),
+                delack_max_s,
+                format!("must be at least ato_min_s = {ato_min_s}"),
+            ));
         }
         if *quickacks_max < 1 {
             return Err(ConfigError::new(f("quickacks_max"), quickacks_max, "must be at least 1"));

@@ -79,7 +79,11 @@ impl SinkParams {
             ect_acks: cfg.ect_acks,
             ts_echo_bugfix: cfg.ts_echo_bugfix,
             sack: None,
-            reader: cfg.reader.as_ref().map(|r| ReaderParams::from_config(&format!("{field}.reader"), r)).transpose()?,
+            reader: cfg
+                .reader
+                .as_ref()
+                .map(|r| ReaderParams::from_config(&format!("{field}.reader"), r))
+                .transpose()?,
             seg_bytes: 1000,
             syn: false,
         })
@@ -87,7 +91,12 @@ impl SinkParams {
 
     /// Give the sink its flow's TCP segment payload and SYN exchange (`field` is the
     /// sink's path, for errors): the reader's buffer must hold one segment.
-    pub fn with_tcp(mut self, field: impl std::fmt::Display, seg_bytes: u32, syn: bool) -> Result<SinkParams, ConfigError> {
+    pub fn with_tcp(
+        mut self,
+        field: impl std::fmt::Display,
+        seg_bytes: u32,
+        syn: bool,
+    ) -> Result<SinkParams, ConfigError> {
         if let Some(r) = &self.reader {
             r.check_segment(&format!("{field}.reader"), seg_bytes)?;
         }

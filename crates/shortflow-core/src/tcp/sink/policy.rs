@@ -96,7 +96,9 @@ impl AckPolicy {
             (None, false) | (Some(AckPolicyConfig::EveryPacket), _) => {
                 AckPolicy::EveryPacket(EveryPacket::from_config(field, cfg)?)
             }
-            (None, true) | (Some(AckPolicyConfig::Delayed { .. }), _) => AckPolicy::Delayed(DelAck::from_config(field, cfg)?),
+            (None, true) | (Some(AckPolicyConfig::Delayed { .. }), _) => {
+                AckPolicy::Delayed(DelAck::from_config(field, cfg)?)
+            }
             (Some(AckPolicyConfig::EveryD { .. }), _) => AckPolicy::EveryD(Box::new(EveryD::from_config(field, cfg)?)),
             (Some(AckPolicyConfig::Acc { .. }), _) => AckPolicy::Acc(Box::new(Acc::from_config(field, cfg)?)),
             (Some(AckPolicyConfig::Linux { .. }), _) => AckPolicy::Linux(Box::new(LinuxAcks::from_config(field, cfg)?)),

@@ -55,7 +55,14 @@ impl SinkRig {
             .expect("valid sink config");
         let link = Link::new(1, 0, 0, AnyQueue::DropTail(DropTail::new(1000)));
         let routes = Routes::new(2, &[(1, 0)]);
-        let net = Network::new(vec![link], vec![LinkClass::new(1_000_000_000_000_000, SimTime::ZERO)], ["snd", "rcv"].into_iter().collect(), routes, Rng::new(1), None);
+        let net = Network::new(
+            vec![link],
+            vec![LinkClass::new(1_000_000_000_000_000, SimTime::ZERO)],
+            ["snd", "rcv"].into_iter().collect(),
+            routes,
+            Rng::new(1),
+            None,
+        );
         let mut sink = TcpSink::new(1, 0, 1, 0, 0, params);
         sink.first_link = 0;
         SinkRig { sched: Scheduler::new(), net, shared: Shared::default(), sink, out: Vec::new() }
@@ -177,7 +184,8 @@ fn every_d_with_d_1_is_every_packet_and_with_d_2_is_ns2_delack() {
         let (mut t, mut next) = (0u64, 0i64);
         let mut late = Vec::new();
         for _ in 0..200 {
-            t += 1 + (rng.uniform() * 150_000.0) as u64 * (rng.uniform() < 0.3) as u64 + (rng.uniform() * 3000.0) as u64;
+            t +=
+                1 + (rng.uniform() * 150_000.0) as u64 * (rng.uniform() < 0.3) as u64 + (rng.uniform() * 3000.0) as u64;
             let u = rng.uniform();
             let s = if u < 0.1 && !late.is_empty() {
                 late.remove(0)
@@ -200,7 +208,11 @@ fn every_d_with_d_1_is_every_packet_and_with_d_2_is_ns2_delack() {
             }
             r.acks_until(t + 1_000_000)
         };
-        assert_eq!(trace(r#"{"delack": true}"#), trace(r#"{"ack_policy": {"kind": "every_d", "d": 2}}"#), "case {case}");
+        assert_eq!(
+            trace(r#"{"delack": true}"#),
+            trace(r#"{"ack_policy": {"kind": "every_d", "d": 2}}"#),
+            "case {case}"
+        );
         assert_eq!(trace("{}"), trace(r#"{"ack_policy": {"kind": "every_d", "d": 1}}"#), "case {case}");
         assert_eq!(
             trace(r#"{"delack": true, "delack_interval_s": 0.2}"#),
@@ -291,7 +303,11 @@ fn sink_config_errors_name_the_field() {
         (r#"{"delack": true, "delack_interval_s": 0}"#, "flows[4].sink.delack_interval_s", "0"),
         (r#"{"delack": true, "ack_policy": {"kind": "every_packet"}}"#, "flows[4].sink.delack", "true"),
         (r#"{"ack_policy": {"kind": "every_d", "d": 0}}"#, "flows[4].sink.ack_policy.d", "0"),
-        (r#"{"ack_policy": {"kind": "every_d", "d": 3, "interval_s": -1}}"#, "flows[4].sink.ack_policy.interval_s", "-1"),
+        (
+            r#"{"ack_policy": {"kind": "every_d", "d": 3, "interval_s": -1}}"#,
+            "flows[4].sink.ack_policy.interval_s",
+            "-1",
+        ),
     ];
     for (json, field, value) in cases {
         let cfg: SinkConfig = serde_json::from_str(json).expect(json);
@@ -306,7 +322,14 @@ fn sink_config_errors_name_the_field() {
 impl SinkRig {
     /// Segment `seq` at `t_us` echoing our ack timestamp `ts_echo_us`, with the
     /// sender's ECN echo `ece` and, if given, a tcp-asym header.
-    fn seg_acc(&mut self, t_us: u64, seq: i64, ts_echo_us: u64, ece: bool, hdr: Option<crate::net::packet::AsymHeader>) -> &mut Self {
+    fn seg_acc(
+        &mut self,
+        t_us: u64,
+        seq: i64,
+        ts_echo_us: u64,
+        ece: bool,
+        hdr: Option<crate::net::packet::AsymHeader>,
+    ) -> &mut Self {
         self.run_until(us(t_us));
         let mut p = Packet::data(0, 1, 1, 1040, seq, us(t_us.saturating_sub(10_000)));
         p.ts_echo = us(ts_echo_us);
@@ -479,7 +502,11 @@ fn linux_quickacks_again_after_idle_up_to_sixteen() {
     let n = r.acks_until(2_800_000).len();
     r.seg(2_800_000, 38).seg(2_810_000, 39);
     let acks = r.acks_until(3_600_000);
-    assert_eq!(acks[n..].iter().map(|a| a.1).collect::<Vec<_>>(), vec![39], "38 and 39: one ack (every second segment)");
+    assert_eq!(
+        acks[n..].iter().map(|a| a.1).collect::<Vec<_>>(),
+        vec![39],
+        "38 and 39: one ack (every second segment)"
+    );
 }
 
 /// A duplicate segment (a spurious retransmission) is acked at once and re-enters
@@ -517,10 +544,13 @@ impl SinkRig {
     /// (time in µs, ack number, window, update) of every ack so far.
     fn windows_until(&mut self, t_us: u64) -> Vec<(u64, i64, u32, bool)> {
         self.run_until(us(t_us));
-        self.out.iter().map(|a| {
-            let (w, u) = a.rwnd.expect("a reader's acks carry a window");
-            (a.t_us, a.ackno, w, u)
-        }).collect()
+        self.out
+            .iter()
+            .map(|a| {
+                let (w, u) = a.rwnd.expect("a reader's acks carry a window");
+                (a.t_us, a.ackno, w, u)
+            })
+            .collect()
     }
 }
 
@@ -532,14 +562,28 @@ fn reader_advertises_the_free_buffer_and_updates_when_the_window_doubles() {
     // unread after each arrival: 1000, 1990, 2980, 3970 B: windows 3, 2, 1, 0; the
     // right edge (ack + window) stays at 4.
     let head = r.windows_until(40_000);
-    assert_eq!(head, vec![(0, 0, 4, false), (10_000, 1, 3, false), (20_000, 2, 2, false), (30_000, 3, 1, false), (40_000, 4, 0, false)]);
+    assert_eq!(
+        head,
+        vec![
+            (0, 0, 4, false),
+            (10_000, 1, 3, false),
+            (20_000, 2, 2, false),
+            (30_000, 3, 1, false),
+            (40_000, 4, 0, false)
+        ]
+    );
     // Window updates: to 1 segment once 970 B more are read (1.01 s), then each time
     // the window can double what is left of the last one: 2 at 2.01 s, 4 at 4.01 s
     // (the whole buffer), then none.
     let ups = r.windows_until(20_000_000)[5..].to_vec();
     assert_eq!(ups, vec![(1_010_000, 4, 1, true), (2_010_000, 4, 2, true), (4_010_000, 4, 4, true)]);
     let rd = r.sink.reader().unwrap();
-    assert!((rd.read_bytes - 4000.0).abs() < 1e-6 && rd.unread().abs() < 1e-6, "all read: {} {}", rd.read_bytes, rd.unread());
+    assert!(
+        (rd.read_bytes - 4000.0).abs() < 1e-6 && rd.unread().abs() < 1e-6,
+        "all read: {} {}",
+        rd.read_bytes,
+        rd.unread()
+    );
 }
 
 #[test]
@@ -566,10 +610,20 @@ fn reader_right_edge_never_moves_back_and_new_data_replaces_updates() {
 fn reader_throttles_only_from_its_start_time() {
     // Before 1 s the application reads on arrival: the full 2-segment window on every
     // ack; from 1 s it reads 1000 B/s.
-    let mut r = SinkRig::with_tcp(r#"{"reader": {"buffer_bytes": 2000, "rate_bps": 8000, "start_s": 1.0}}"#, 1000, false);
+    let mut r =
+        SinkRig::with_tcp(r#"{"reader": {"buffer_bytes": 2000, "rate_bps": 8000, "start_s": 1.0}}"#, 1000, false);
     r.seg(0, 0).seg(500_000, 1).seg(999_000, 2).seg(1_000_000, 3).seg(1_100_000, 4);
     let w = r.windows_until(1_100_000);
-    assert_eq!(w, vec![(0, 0, 2, false), (500_000, 1, 2, false), (999_000, 2, 2, false), (1_000_000, 3, 1, false), (1_100_000, 4, 0, false)]);
+    assert_eq!(
+        w,
+        vec![
+            (0, 0, 2, false),
+            (500_000, 1, 2, false),
+            (999_000, 2, 2, false),
+            (1_000_000, 3, 1, false),
+            (1_100_000, 4, 0, false)
+        ]
+    );
     // unread at 1.1 s: 2000 - 100 = 1900 B: one segment free after 0.9 s more.
     assert_eq!(r.windows_until(5_000_000)[5..6], [(2_000_000, 4, 1, true)]);
 }
@@ -578,7 +632,10 @@ fn reader_throttles_only_from_its_start_time() {
 fn reader_config_errors_name_the_field() {
     let bad = |json: &str, seg: u32| {
         let cfg: SinkConfig = serde_json::from_str(json).unwrap();
-        SinkParams::from_config("flows[1].sink", &cfg).and_then(|p| p.with_tcp("flows[1].sink", seg, true)).unwrap_err().to_string()
+        SinkParams::from_config("flows[1].sink", &cfg)
+            .and_then(|p| p.with_tcp("flows[1].sink", seg, true))
+            .unwrap_err()
+            .to_string()
     };
     let e = bad(r#"{"reader": {"buffer_bytes": 8000, "rate_bps": 0}}"#, 1000);
     assert!(e.contains("flows[1].sink.reader.rate_bps"), "{e}");

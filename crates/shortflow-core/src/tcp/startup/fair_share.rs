@@ -64,7 +64,11 @@ impl FairShare {
         let window = positive_time_s(&format!("{field}.avg_window_s"), c.avg_window_s)?;
         let update = positive_time_s(&format!("{field}.avg_update_s"), c.avg_update_s)?;
         if window < update {
-            return Err(err(format!("{field}.avg_window_s"), c.avg_window_s, format!("must be at least avg_update_s ({})", c.avg_update_s)));
+            return Err(err(
+                format!("{field}.avg_window_s"),
+                c.avg_window_s,
+                format!("must be at least avg_update_s ({})", c.avg_update_s),
+            ));
         }
         let rwnd = tcp_window.min(i32::MAX as u32) as i32;
         Ok(FairShare {
@@ -152,7 +156,10 @@ impl StartupPolicy for FairShare {
         tr.n_samples.push(d.eq2.map_or(0, |e| e.l));
         tr.cwnd.push(d.cwnd);
         tr.fallback_slow_start.push(d.eq2.is_none());
-        let pacer = d.pace_over_s.filter(|r| *r > 0.0 && d.cwnd > 1.0).map(|r| Pacer::new(now, cx.t_seqno, d.cwnd as i64, d.cwnd / r, 1));
+        let pacer = d
+            .pace_over_s
+            .filter(|r| *r > 0.0 && d.cwnd > 1.0)
+            .map(|r| Pacer::new(now, cx.t_seqno, d.cwnd as i64, d.cwnd / r, 1));
         StartPlan { pacer, ..StartPlan::default() }
     }
 
@@ -226,7 +233,9 @@ mod tests {
 
     /// P3's TCP: Reno, no SYN, IW 1, ssthresh 10, advertised window 100.
     fn reno() -> crate::config::TcpConfig {
-        tcp(r#"{"variant": "reno", "syn": false, "delay_growth": false, "window_init": 1, "window": 100, "ssthresh": 10}"#)
+        tcp(
+            r#"{"variant": "reno", "syn": false, "delay_growth": false, "window_init": 1, "window": 100, "ssthresh": 10}"#,
+        )
     }
 
     fn policy(json: &str) -> AnyStartup {

@@ -142,7 +142,9 @@ impl StartupPolicy for FastStart {
             return StartPlan::default();
         }
         let now = cx.now;
-        if self.fs_mode && self.last_activity.is_some_and(|t| now.saturating_sub(t).as_secs_f64() <= cx.rtt.timeout(cx.rttp)) {
+        if self.fs_mode
+            && self.last_activity.is_some_and(|t| now.saturating_sub(t).as_secs_f64() <= cx.rtt.timeout(cx.rttp))
+        {
             // A fast start is under way (a Web page's images right after its HTML):
             // its window, marks and pacing go on.
             return self.plan();
@@ -247,11 +249,8 @@ impl StartupPolicy for FastStart {
         if !self.use_path_cache {
             return;
         }
-        let (srtt_s, rttvar_s) = if self.exact.srtt > 0.0 {
-            (self.exact.srtt, self.exact.rttvar)
-        } else {
-            (cx.rtt.srtt_s(cx.rttp), 0.0)
-        };
+        let (srtt_s, rttvar_s) =
+            if self.exact.srtt > 0.0 { (self.exact.srtt, self.exact.rttvar) } else { (cx.rtt.srtt_s(cx.rttp), 0.0) };
         let cache = PathCache { at: cx.now, cwnd: cx.tcb.cwnd, ssthresh: cx.tcb.ssthresh, srtt_s, rttvar_s };
         cx.path.entry().cache = Some(cache);
     }

@@ -96,7 +96,10 @@ fn cached_window_is_halved_marked_and_paced_in_bursts() {
     assert_eq!(marks, [false, true, true, true, true, true, true, true, true, true], "fs_startseq..fs_endseq only");
     // Bursts of 4, the next 4 * srtt_exact / cwnd = 40 ms later.
     let t: Vec<u64> = s.iter().map(|x| x.t_us).collect();
-    assert_eq!(t, [5_000_000, 5_000_000, 5_000_000, 5_000_000, 5_040_000, 5_040_000, 5_040_000, 5_040_000, 5_080_000, 5_080_000]);
+    assert_eq!(
+        t,
+        [5_000_000, 5_000_000, 5_000_000, 5_000_000, 5_040_000, 5_040_000, 5_040_000, 5_040_000, 5_080_000, 5_080_000]
+    );
     assert_eq!(policy(&r, 0).starts, 1);
     assert!(policy(&r, 0).fs_mode);
     // Acks of the window end the phase; what follows is unmarked and unpaced.

@@ -85,7 +85,8 @@ impl HyStartPP {
         match self.phase {
             Phase::SlowStart => {
                 if let Some(last) = self.last_round_min {
-                    let thresh = SimTime::from_nanos(last.as_nanos() / MIN_RTT_DIVISOR).clamp(MIN_RTT_THRESH, MAX_RTT_THRESH);
+                    let thresh =
+                        SimTime::from_nanos(last.as_nanos() / MIN_RTT_DIVISOR).clamp(MIN_RTT_THRESH, MAX_RTT_THRESH);
                     if cur >= last + thresh {
                         self.css_baseline = Some(cur);
                         self.css_rounds = 0;

@@ -9,9 +9,9 @@
 //! halved once per RTO of idle time (the first RTO excepted), never below the restart
 //! window `min(IW, cwnd)`. With `false` cwnd and ssthresh carry over the idle period.
 
-use super::{StartCtx, StartPlan, StartupPolicy};
 use super::hystart::HyStart;
 use super::hystart_pp::HyStartPP;
+use super::{StartCtx, StartPlan, StartupPolicy};
 use crate::config::{LinuxStartupConfig, SsExitConfig};
 use crate::error::ConfigError;
 use crate::tcp::cc::Tcb;

@@ -64,7 +64,7 @@ pub use fair_share::FairShare;
 pub use fast_start::FastStart;
 pub use idle_restart::IdleRestart;
 pub use linux::LinuxStart;
-pub use ns2::{Ns2, NoRestart};
+pub use ns2::{NoRestart, Ns2};
 pub use spand::Spand;
 
 /// What a policy may read and change at a hook.
@@ -257,9 +257,13 @@ impl AnyStartup {
             StartupConfig::Ns2 => AnyStartup::Ns2(Ns2),
             StartupConfig::IdleRestart => AnyStartup::IdleRestart(IdleRestart),
             StartupConfig::NoRestart => AnyStartup::NoRestart(NoRestart),
-            StartupConfig::Spand(sc) => AnyStartup::Spand(Box::new(Spand::from_config(&field(), sc, tcp_window, resolve_gateway)?)),
+            StartupConfig::Spand(sc) => {
+                AnyStartup::Spand(Box::new(Spand::from_config(&field(), sc, tcp_window, resolve_gateway)?))
+            }
             StartupConfig::FastStart(fc) => AnyStartup::FastStart(Box::new(FastStart::from_config(&field(), fc)?)),
-            StartupConfig::FairShare(fc) => AnyStartup::FairShare(Box::new(FairShare::from_config(&field(), fc, tcp_window)?)),
+            StartupConfig::FairShare(fc) => {
+                AnyStartup::FairShare(Box::new(FairShare::from_config(&field(), fc, tcp_window)?))
+            }
             StartupConfig::Linux(lc) => AnyStartup::Linux(Box::new(LinuxStart::from_config(&field(), lc)?)),
         })
     }

@@ -114,7 +114,7 @@ impl FarTimers {
     fn grow(&mut self) -> u32 {
         let c = self.next.len();
         assert!(c < NONE as usize, "too many far timer chunks");
-        self.slab.resize((c + 1) * CHUNK, Entry { time: 0, sk: 0, a: 0, b: 0 });
+        self.slab.resize((c + 1) * CHUNK, Entry::default());
         self.next.push(NONE);
         c as u32
     }
@@ -139,7 +139,7 @@ impl FarTimers {
         let mut fill = self.fill[b] as usize;
         self.first[b] = NONE;
         self.fill[b] = 0;
-        let mut buf = [Entry { time: 0, sk: 0, a: 0, b: 0 }; CHUNK];
+        let mut buf = [Entry::default(); CHUNK];
         while c != NONE {
             let base = c as usize * CHUNK;
             buf[..fill].copy_from_slice(&self.slab[base..base + fill]);

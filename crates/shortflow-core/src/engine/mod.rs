@@ -320,6 +320,37 @@ struct TimerSlot {
 // A timer slot per armed timer (a few per TCP connection).
 const _: () = assert!(std::mem::size_of::<TimerSlot>() == 48);
 
+/// What a timer slot's queued entry stands for when it reaches the front (the timer
+/// heap's top, or a far bucket being opened): [`TimerSlot::take`].
+enum Queued {
+    /// Superseded by an earlier re-arm (or parked) since it was queued: drop it.
+    Stale,
+    /// The timer was pushed back since: this is its entry at the due key (the key the
+    /// event would have had if pushed at re-arm time), to queue instead.
+    Moved(Entry),
+    /// Due now.
+    Due,
+}
+
+impl TimerSlot {
+    /// Classify `e`, an entry of this slot (module docs, 2.); with `Moved`, the slot
+    /// now records the new entry as its queued one.
+    #[inline(always)]
+    fn take(&mut self, e: &Entry) -> Queued {
+        if !self.queued || self.queued_time != e.time || self.queued_sk != e.sk {
+            return Queued::Stale;
+        }
+        if self.due != e.time || self.due_seq != e.seq() {
+            debug_assert!((self.due, self.due_seq) > (e.time, e.seq()));
+            let n = Entry { time: self.due, sk: self.due_seq << KIND_BITS | K_TIMER, a: e.a, b: 0 };
+            self.queued_time = n.time;
+            self.queued_sk = n.sk;
+            return Queued::Moved(n);
+        }
+        Queued::Due
+    }
+}
+
 /// The scheduler: a priority queue of events plus the simulation clock.
 pub struct Scheduler {
     /// Events other than `Timer`-slot entries: lane heads, TxDone, App, ...
@@ -736,22 +767,18 @@ impl Scheduler {
             } else {
                 debug_assert_eq!(top.sk & KIND_MASK, K_TIMER);
                 let slot = &mut self.timers[top.a as usize];
-                if !slot.queued || slot.queued_time != top.time || slot.queued_sk != top.sk {
-                    // Superseded by an earlier re-arm: stale, drop it.
-                    self.theap.remove_top();
-                    self.sync_aux();
-                    continue;
-                }
-                if slot.due != top.time || slot.due_seq != top.seq() {
-                    // Pushed back since this entry was queued: move it to the due key
-                    // (the key the event would have had if pushed at re-arm time).
-                    debug_assert!((slot.due, slot.due_seq) > (top.time, top.seq()));
-                    let e = Entry { time: slot.due, sk: slot.due_seq << KIND_BITS | K_TIMER, a: top.a, b: 0 };
-                    slot.queued_time = e.time;
-                    slot.queued_sk = e.sk;
-                    self.timer_replace_top(e);
-                    self.sync_aux();
-                    continue;
+                match slot.take(&top) {
+                    Queued::Stale => {
+                        self.theap.remove_top();
+                        self.sync_aux();
+                        continue;
+                    }
+                    Queued::Moved(e) => {
+                        self.timer_replace_top(e);
+                        self.sync_aux();
+                        continue;
+                    }
+                    Queued::Due => {}
                 }
                 slot.queued = false;
                 let ev = Event::Timer { agent: slot.agent, timer: slot.timer, gen: slot.gen };
@@ -1089,21 +1116,17 @@ impl Scheduler {
                 let h = f.horizon();
                 for &e in chunk {
                     if e.sk & KIND_MASK == K_TIMER {
-                        let s = &mut timers[e.a as usize];
-                        if !s.queued || s.queued_time != e.time || s.queued_sk != e.sk {
-                            continue;
-                        }
-                        if s.due != e.time || s.due_seq != e.seq() {
-                            debug_assert!((s.due, s.due_seq) > (e.time, e.seq()));
-                            let n = Entry { time: s.due, sk: s.due_seq << KIND_BITS | K_TIMER, a: e.a, b: 0 };
-                            s.queued_time = n.time;
-                            s.queued_sk = n.sk;
-                            if n.time < h || h == u64::MAX {
-                                theap.push(n);
-                            } else {
-                                f.push(n);
+                        match timers[e.a as usize].take(&e) {
+                            Queued::Stale => continue,
+                            Queued::Moved(n) => {
+                                if n.time < h || h == u64::MAX {
+                                    theap.push(n);
+                                } else {
+                                    f.push(n);
+                                }
+                                continue;
                             }
-                            continue;
+                            Queued::Due => {}
                         }
                     }
                     theap.push(e);

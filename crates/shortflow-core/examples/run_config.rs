@@ -117,9 +117,11 @@ fn memory(cfg: shortflow_core::config::SimConfig) {
     let per = |b: usize| b.saturating_sub(base) as f64 / n;
     let mut phases = vec![("built", LIVE.load(Relaxed), PEAK.load(Relaxed))];
     let built = sim.memory();
+    let built_sched = sim.scheduler_memory();
     sim.run_to_end();
     phases.push(("run", LIVE.load(Relaxed), PEAK.load(Relaxed)));
     let ran = sim.memory();
+    let ran_sched = sim.scheduler_memory();
     let results = sim.results();
     phases.push(("results", LIVE.load(Relaxed), PEAK.load(Relaxed)));
     drop(sim);
@@ -143,6 +145,10 @@ fn memory(cfg: shortflow_core::config::SimConfig) {
         tr += r;
     }
     println!("{:<40} {:>12.1} {:>12.1}", "sum of the structures", tb as f64 / n, tr as f64 / n);
+    println!("{:<40} {:>12} {:>12}", "event queue by part (per connection)", "built", "after run");
+    for ((name, b), (_, r)) in built_sched.iter().zip(&ran_sched) {
+        println!("  {name:<38} {:>12.1} {:>12.1}", *b as f64 / n, *r as f64 / n);
+    }
 }
 
 /// This thread's CPU time (user + system), seconds.

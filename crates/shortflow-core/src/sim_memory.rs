@@ -57,6 +57,12 @@ impl Simulation {
         ]
     }
 
+    /// The event queue's bytes (the row "event queue and timer slots" of
+    /// [`Simulation::memory`]) by part.
+    pub fn scheduler_memory(&self) -> Vec<(&'static str, usize)> {
+        self.sched.memory_parts()
+    }
+
     /// TCP connections (senders) of the simulation.
     pub fn tcp_connections(&self) -> usize {
         self.senders.conns.len()

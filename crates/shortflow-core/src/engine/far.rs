@@ -192,6 +192,11 @@ impl FarTimers {
         self.overflow_min = u64::MAX;
     }
 
+    /// Bytes of `overflow` (by capacity; part of `memory_bytes`).
+    pub(super) fn overflow_bytes(&self) -> usize {
+        self.overflow.0.capacity() * std::mem::size_of::<Entry>()
+    }
+
     /// Bytes held (by capacity).
     pub(super) fn memory_bytes(&self) -> usize {
         use std::mem::size_of;

@@ -423,16 +423,33 @@ impl Scheduler {
     /// Bytes the scheduler holds: its heaps, the arrival lanes, the park lanes, the fold
     /// passes, the far timers and the timer slots, by capacity (`Simulation::memory`).
     pub fn memory_bytes(&self) -> usize {
+        self.memory_parts().iter().map(|&(_, b)| b).sum()
+    }
+
+    /// [`Scheduler::memory_bytes`] by part, in a fixed order of (name, bytes)
+    /// (`run_config CONFIG --memory`).
+    pub fn memory_parts(&self) -> Vec<(&'static str, usize)> {
         use std::mem::size_of;
-        (self.heap.0.capacity() + self.theap.0.capacity() + self.pass_heap.0.capacity()) * size_of::<Entry>()
-            + self.park_lanes.capacity() * size_of::<ParkLane>()
-            + self.park_lanes.iter().map(|l| l.q.capacity() * size_of::<Parked>()).sum::<usize>()
-            + size_of::<[Lane; LANE_TAB]>()
-            + self.lanes.iter().map(|l| l.q.capacity() * size_of::<Entry>()).sum::<usize>()
-            + self.timers.capacity() * size_of::<TimerSlot>()
-            + self.pass_fifos.iter().map(|f| f.capacity() * size_of::<Pass>()).sum::<usize>()
-            + self.fold_resume.capacity() * size_of::<u64>()
-            + self.far.as_ref().map_or(0, |f| f.memory_bytes())
+        vec![
+            ("main heap", self.heap.0.capacity() * size_of::<Entry>()),
+            ("timer heap", self.theap.0.capacity() * size_of::<Entry>()),
+            ("pass heap", self.pass_heap.0.capacity() * size_of::<Entry>()),
+            (
+                "park lanes",
+                self.park_lanes.capacity() * size_of::<ParkLane>()
+                    + self.park_lanes.iter().map(|l| l.q.capacity() * size_of::<Parked>()).sum::<usize>(),
+            ),
+            (
+                "arrival lanes",
+                size_of::<[Lane; LANE_TAB]>()
+                    + self.lanes.iter().map(|l| l.q.capacity() * size_of::<Entry>()).sum::<usize>(),
+            ),
+            ("timer slots", self.timers.capacity() * size_of::<TimerSlot>()),
+            ("pass FIFOs", self.pass_fifos.iter().map(|f| f.capacity() * size_of::<Pass>()).sum::<usize>()),
+            ("fold resume", self.fold_resume.capacity() * size_of::<u64>()),
+            ("far timers: ring and chunks", self.far.as_ref().map_or(0, |f| f.memory_bytes() - f.overflow_bytes())),
+            ("far timers: overflow heap", self.far.as_ref().map_or(0, |f| f.overflow_bytes())),
+        ]
     }
 
     pub fn new() -> Self {

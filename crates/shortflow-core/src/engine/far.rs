@@ -10,10 +10,20 @@
 //! them. A bucket's entries are kept in chunks of [`CHUNK`] entries from one slab with
 //! a free list, so the memory is the live entries' (plus at most one part-filled chunk
 //! per bucket), and after the first round nothing is allocated.
+//!
+//! An entry here is only its timer slot's index (4 bytes; 16 with its due time in the
+//! overflow), not a heap entry (24 bytes): a slot's live entry is its latest one, and
+//! the slot holds that entry's key (`TimerSlot::queued_time`, `queued_sk`) and whether
+//! it waits here (`in_far`). So when a bucket is opened, a slot index stands for the
+//! slot's live entry if the slot's entry waits here and is due in that bucket, and is
+//! stale otherwise (`Scheduler::open_far`); a slot with two entries in one bucket (it
+//! was re-armed earlier within the bucket) has its live entry taken once, at the first
+//! of them, and the second is then stale.
 
-use super::{Entry, Heap};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
-/// Entries per chunk.
+/// Entries (slot indices) per chunk: one 64-byte line.
 pub(super) const CHUNK: usize = 16;
 /// No chunk (an empty bucket; the end of a chunk list or of the free list).
 const NONE: u32 = u32::MAX;
@@ -29,12 +39,13 @@ pub(super) struct FarTimers {
     fill: Box<[u32]>,
     /// Chunk `c` is `slab[c * CHUNK..(c + 1) * CHUNK]`; `next[c]` links a bucket's
     /// chunks and the free list (`free`).
-    slab: Vec<Entry>,
+    slab: Vec<u32>,
     next: Vec<u32>,
     free: u32,
-    /// Entries whose bucket is beyond the ring (a heap: each moves into the ring once,
-    /// in time order, when the ring reaches it), and the smallest such bucket number.
-    overflow: Heap,
+    /// Entries (due time, slot) whose bucket is beyond the ring (a heap: each moves into
+    /// the ring once, in time order, when the ring reaches it), and the smallest such
+    /// bucket number.
+    overflow: BinaryHeap<Reverse<(u64, u32)>>,
     overflow_min: u64,
     /// Entries in the ring and in `overflow`.
     pub(super) len: usize,
@@ -54,7 +65,7 @@ impl FarTimers {
             slab: Vec::new(),
             next: Vec::new(),
             free: NONE,
-            overflow: Heap(Vec::new()),
+            overflow: BinaryHeap::new(),
             overflow_min: u64::MAX,
             len: 0,
             ring_len: 0,
@@ -67,22 +78,33 @@ impl FarTimers {
         self.h.checked_shl(self.width_bits).filter(|t| t >> self.width_bits == self.h).unwrap_or(u64::MAX)
     }
 
-    /// Queue `e` (due at or after the horizon).
+    /// Queue the entry of timer slot `slot` due at `time` (at or after the horizon).
     #[inline]
-    pub(super) fn push(&mut self, e: Entry) {
-        let k = e.time >> self.width_bits;
+    pub(super) fn push(&mut self, time: u64, slot: u32) {
+        let k = time >> self.width_bits;
         debug_assert!(k >= self.h, "a far entry is due at or after the horizon");
         self.len += 1;
         if k - self.h < self.first.len() as u64 {
-            self.ring_push(k, e);
+            self.ring_push(k, slot);
         } else {
-            self.overflow.push(e);
+            self.overflow_push(time, slot);
             self.overflow_min = self.overflow_min.min(k);
         }
     }
 
+    /// Into the overflow, which grows by an eighth when full rather than doubling.
+    #[cold]
+    #[inline(never)]
+    fn overflow_push(&mut self, time: u64, slot: u32) {
+        let n = self.overflow.len();
+        if n == self.overflow.capacity() {
+            self.overflow.reserve_exact((n / 8).max(64));
+        }
+        self.overflow.push(Reverse((time, slot)));
+    }
+
     #[inline]
-    fn ring_push(&mut self, k: u64, e: Entry) {
+    fn ring_push(&mut self, k: u64, e: u32) {
         let b = k as usize & (self.first.len() - 1);
         let mut c = self.first[b];
         if c == NONE || self.fill[b] as usize == CHUNK {
@@ -114,17 +136,24 @@ impl FarTimers {
     fn grow(&mut self) -> u32 {
         let c = self.next.len();
         assert!(c < NONE as usize, "too many far timer chunks");
-        self.slab.resize((c + 1) * CHUNK, Entry::default());
+        // Grown by an eighth (at least 64 chunks) rather than doubled: the slab is the
+        // far timers' largest part in a large run.
+        if c == self.next.capacity() {
+            let more = (c / 8).max(64);
+            self.next.reserve_exact(more);
+            self.slab.reserve_exact(more * CHUNK);
+        }
+        self.slab.resize((c + 1) * CHUNK, 0);
         self.next.push(NONE);
         c as u32
     }
 
     /// Open the horizon's bucket: move the horizon one bucket on and hand the opened
-    /// bucket's entries to `f`, a chunk at a time (in no particular order; `f` may push
-    /// entries due at or after the new horizon). Entries of the overflow that the ring
-    /// now reaches move into it first. With the ring empty, the horizon first jumps to
-    /// the overflow's first bucket.
-    pub(super) fn open(&mut self, mut f: impl FnMut(&mut Self, &[Entry])) {
+    /// bucket's number and its entries to `f`, a chunk at a time (in no particular
+    /// order; `f` may push entries due at or after the new horizon). Entries of the
+    /// overflow that the ring now reaches move into it first. With the ring empty, the
+    /// horizon first jumps to the overflow's first bucket.
+    pub(super) fn open(&mut self, mut f: impl FnMut(&mut Self, u64, &[u32])) {
         let n = self.first.len() as u64;
         if self.ring_len == 0 && self.overflow_min != u64::MAX {
             debug_assert!(self.overflow_min >= self.h);
@@ -133,13 +162,14 @@ impl FarTimers {
         if self.overflow_min < self.h + n {
             self.refill();
         }
+        let k = self.h;
         let b = self.h as usize & (n as usize - 1);
         self.h += 1;
         let mut c = self.first[b];
         let mut fill = self.fill[b] as usize;
         self.first[b] = NONE;
         self.fill[b] = 0;
-        let mut buf = [Entry::default(); CHUNK];
+        let mut buf = [0u32; CHUNK];
         while c != NONE {
             let base = c as usize * CHUNK;
             buf[..fill].copy_from_slice(&self.slab[base..base + fill]);
@@ -148,7 +178,7 @@ impl FarTimers {
             let nx = self.next[c as usize];
             self.next[c as usize] = self.free;
             self.free = c;
-            f(self, &buf[..fill]);
+            f(self, k, &buf[..fill]);
             c = nx;
             fill = CHUNK;
         }
@@ -156,7 +186,7 @@ impl FarTimers {
 
     /// Hand every entry to `f` and leave nothing (the horizon would pass the end of
     /// time: `Scheduler::open_far` gives the heap everything).
-    pub(super) fn drain_all(&mut self, mut f: impl FnMut(Entry)) {
+    pub(super) fn drain_all(&mut self, mut f: impl FnMut(u32)) {
         for b in 0..self.first.len() {
             let mut c = self.first[b];
             let mut fill = self.fill[b] as usize;
@@ -169,7 +199,7 @@ impl FarTimers {
             self.first[b] = NONE;
             self.fill[b] = 0;
         }
-        self.overflow.0.drain(..).for_each(f);
+        self.overflow.drain().for_each(|Reverse((_, slot))| f(slot));
         self.overflow_min = u64::MAX;
         self.len = 0;
         self.ring_len = 0;
@@ -180,27 +210,26 @@ impl FarTimers {
     #[inline(never)]
     fn refill(&mut self) {
         let n = self.first.len() as u64;
-        while let Some(&e) = self.overflow.top() {
-            let k = e.time >> self.width_bits;
+        while let Some(&Reverse((time, slot))) = self.overflow.peek() {
+            let k = time >> self.width_bits;
             if k - self.h >= n {
                 self.overflow_min = k;
                 return;
             }
-            self.overflow.remove_top();
-            self.ring_push(k, e);
+            self.overflow.pop();
+            self.ring_push(k, slot);
         }
         self.overflow_min = u64::MAX;
     }
 
     /// Bytes of `overflow` (by capacity; part of `memory_bytes`).
     pub(super) fn overflow_bytes(&self) -> usize {
-        self.overflow.0.capacity() * std::mem::size_of::<Entry>()
+        self.overflow.capacity() * std::mem::size_of::<Reverse<(u64, u32)>>()
     }
 
     /// Bytes held (by capacity).
     pub(super) fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
-        (self.slab.capacity() + self.overflow.0.capacity()) * size_of::<Entry>()
-            + (self.next.capacity() + 2 * self.first.len()) * size_of::<u32>()
+        self.overflow_bytes() + (self.slab.capacity() + self.next.capacity() + 2 * self.first.len()) * size_of::<u32>()
     }
 }

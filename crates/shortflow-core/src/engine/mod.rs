@@ -107,7 +107,9 @@
 //!    top: a stale entry is dropped, a pushed-back one moved to its due key (into the
 //!    heap or a later bucket) -- neither is delivered nor takes a number there, so doing
 //!    it earlier changes nothing -- with the slots hinted a chunk at a time, so that
-//!    their misses overlap. Small runs keep the one heap (`horizon == u64::MAX`).
+//!    their misses overlap. A far entry is only its slot's index (the slot holds the
+//!    live entry's key and an `in_far` mark; `far`'s module docs): 4 bytes in the ring
+//!    instead of a 24-byte entry. Small runs keep the one heap (`horizon == u64::MAX`).
 //!
 //! The heaps are hand-written binary min-heaps of 24-byte entries keyed by
 //! `(time, seq << 12 | tag)`: the event kind rides in the low bits of the tie-breaker,
@@ -315,6 +317,9 @@ struct TimerSlot {
     /// The slot's live entry is in a park lane (keyed by the due key) rather than in
     /// the timer heap (`queued`); stays set after `unpark` until that entry pops.
     in_lane: bool,
+    /// The slot's queued entry (`queued`) waits in the far buckets, which hold only the
+    /// slot's index (module docs, 7.; `far`).
+    in_far: bool,
 }
 
 // A timer slot per armed timer (a few per TCP connection).
@@ -928,6 +933,7 @@ impl Scheduler {
             queued_sk: 0,
             parked: false,
             in_lane: false,
+            in_far: false,
         });
         (self.timers.len() - 1) as u32
     }
@@ -954,6 +960,8 @@ impl Scheduler {
             s.queued = true;
             s.queued_time = at.0;
             s.queued_sk = sk;
+            // Set again by `far_push` if the entry goes there.
+            s.in_far = false;
             self.timer_push(Entry { time: at.0, sk, a: slot, b: 0 });
             self.sync_aux();
         }
@@ -1073,12 +1081,19 @@ impl Scheduler {
         }
     }
 
-    /// `e` is due at or after the horizon: into the far buckets (without them, the
-    /// horizon is `u64::MAX` and `e` is due then: into the heap).
+    /// `e`, the queued entry of timer slot `e.a`, is due at or after the horizon: into
+    /// the far buckets, as its slot's index (without them, the horizon is `u64::MAX`
+    /// and `e` is due then: into the heap).
     #[inline(never)]
     fn far_push(&mut self, e: Entry) {
         match &mut self.far {
-            Some(f) => f.push(e),
+            Some(f) => {
+                debug_assert_eq!(e.sk & KIND_MASK, K_TIMER);
+                let s = &mut self.timers[e.a as usize];
+                debug_assert!(s.queued && s.queued_time == e.time && s.queued_sk == e.sk);
+                s.in_far = true;
+                f.push(e.time, e.a);
+            }
             None => self.theap.push(e),
         }
     }
@@ -1100,7 +1115,12 @@ impl Scheduler {
     #[cfg(test)]
     pub(crate) fn disable_far_timers(&mut self) {
         if let Some(mut f) = self.far.take() {
-            f.drain_all(|e| self.theap.push(e));
+            let Scheduler { theap, timers, .. } = self;
+            f.drain_all(|slot| {
+                if let Some(e) = far_live(&mut timers[slot as usize], slot, None) {
+                    theap.push(e);
+                }
+            });
             self.horizon = u64::MAX;
             self.sync_aux();
         }
@@ -1124,35 +1144,36 @@ impl Scheduler {
             if f.len == 0 {
                 return;
             }
-            f.open(|f, chunk| {
-                for e in chunk {
-                    if e.sk & KIND_MASK == K_TIMER {
-                        crate::prefetch::elem(timers, e.a as usize);
-                    }
+            f.open(|f, k, chunk| {
+                for &slot in chunk {
+                    crate::prefetch::elem(timers, slot as usize);
                 }
                 let h = f.horizon();
-                for &e in chunk {
-                    if e.sk & KIND_MASK == K_TIMER {
-                        match timers[e.a as usize].take(&e) {
-                            Queued::Stale => continue,
-                            Queued::Moved(n) => {
-                                if n.time < h || h == u64::MAX {
-                                    theap.push(n);
-                                } else {
-                                    f.push(n);
-                                }
-                                continue;
+                for &slot in chunk {
+                    let s = &mut timers[slot as usize];
+                    let Some(e) = far_live(s, slot, Some((k, f.width_bits))) else { continue };
+                    match s.take(&e) {
+                        Queued::Stale => unreachable!("a far slot's live entry is not stale"),
+                        Queued::Moved(n) => {
+                            if n.time < h || h == u64::MAX {
+                                theap.push(n);
+                            } else {
+                                s.in_far = true;
+                                f.push(n.time, slot);
                             }
-                            Queued::Due => {}
                         }
+                        Queued::Due => theap.push(e),
                     }
-                    theap.push(e);
                 }
             });
             *horizon = f.horizon();
             if *horizon == u64::MAX {
                 // The next bucket would end past the end of time: the heap takes all.
-                f.drain_all(|e| theap.push(e));
+                f.drain_all(|slot| {
+                    if let Some(e) = far_live(&mut timers[slot as usize], slot, None) {
+                        theap.push(e);
+                    }
+                });
                 *far = None;
             }
         }
@@ -1162,6 +1183,20 @@ impl Scheduler {
     fn unpark_timer(&mut self, slot: u32) {
         self.timers[slot as usize].parked = false;
     }
+}
+
+/// The live entry of timer slot `slot` (`s`) that a far bucket's index of the slot
+/// stands for, if any (module docs, 7.; `far`): the slot's queued entry if it waits in
+/// the far buckets and (with `bucket = Some((k, width_bits))`, a bucket being opened) is
+/// due in bucket `k`; `None` for a stale index. Taking it clears `in_far`, so a second
+/// index of the slot met later is stale.
+#[inline(always)]
+fn far_live(s: &mut TimerSlot, slot: u32, bucket: Option<(u64, u32)>) -> Option<Entry> {
+    if !s.queued || !s.in_far || bucket.is_some_and(|(k, w)| s.queued_time >> w != k) {
+        return None;
+    }
+    s.in_far = false;
+    Some(Entry { time: s.queued_time, sk: s.queued_sk, a: slot, b: 0 })
 }
 
 /// A binary min-heap of entries on `Entry::key()`.

@@ -264,6 +264,41 @@ struct ParkLane {
     q: std::collections::VecDeque<Parked>,
 }
 
+impl ParkLane {
+    /// Append `e`; the lane grows by an eighth when full, not doubling (with 10^5
+    /// idle connections the park lanes hold one entry each).
+    #[inline(always)]
+    fn push_back(&mut self, e: Parked) {
+        if self.q.len() == self.q.capacity() {
+            self.grow();
+        }
+        self.q.push_back(e);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        self.q.reserve_exact((self.q.len() / 8).max(8));
+    }
+}
+
+/// Make room for one more element of `v`: when it is full, an eighth more (at least
+/// `min`) instead of doubling, so that a table that grows with the connections ends at
+/// most 12.5 % above its largest length (cold: the tables this is for grow once per
+/// timer or entry).
+#[inline(always)]
+fn grow_by_eighth<T>(v: &mut Vec<T>, min: usize) {
+    if v.len() == v.capacity() {
+        grow_cold(v, min);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn grow_cold<T>(v: &mut Vec<T>, min: usize) {
+    v.reserve_exact((v.len() / 8).max(min));
+}
+
 /// A folded hop waiting for the pop loop to pass its point (module docs, 6.): the
 /// skipped arrival X's key `(time, sk)` (`sk` without kind bits), the far-end arrival
 /// F's time `far`, F's link `l2` and packet. With `CREDIT` set in `l2`, F is credited
@@ -922,6 +957,7 @@ impl Scheduler {
 
     fn new_timer_slot(&mut self, agent: u32, timer: u8) -> u32 {
         assert!(self.timers.len() < NO_SLOT as usize, "too many timers (at most 2^30 - 1)");
+        grow_by_eighth(&mut self.timers, 64);
         self.timers.push(TimerSlot {
             due: 0,
             due_seq: 0,
@@ -1004,7 +1040,7 @@ impl Scheduler {
         if let Some(b) = l.q.back() {
             assert!((b.time, b.seq) < (e.time, e.seq), "park lane out of order");
         }
-        l.q.push_back(e);
+        l.push_back(e);
         if l.q.len() == 1 {
             self.theap.push(Entry { time: e.time, sk: e.seq << KIND_BITS | K_PARKED, a: lane, b: 0 });
             self.sync_aux();
@@ -1045,7 +1081,7 @@ impl Scheduler {
                 if let Some(b) = l.q.back() {
                     assert!((b.time, b.seq) < (n.time, n.seq), "park lane out of order");
                 }
-                l.q.push_back(n);
+                l.push_back(n);
             } else {
                 s.in_lane = false;
                 ev = Some(Event::Timer { agent: s.agent, timer: s.timer, gen: s.gen });
@@ -1138,6 +1174,11 @@ impl Scheduler {
     #[cold]
     #[inline(never)]
     fn open_far(&mut self) {
+        // A large run's main heap held every application's start at once when it was
+        // built; the timer heap may have held a burst. Give back what they no longer
+        // use (here: about once per far bucket, never on the hot path).
+        self.heap.trim();
+        self.theap.trim();
         let Scheduler { far, theap, timers, horizon, .. } = self;
         while theap.top().is_none_or(|e| e.time >= *horizon) {
             let Some(f) = far.as_mut() else { return };
@@ -1207,6 +1248,17 @@ fn far_live(s: &mut TimerSlot, slot: u32, bucket: Option<(u64, u32)>) -> Option<
 struct Heap(Vec<Entry>);
 
 impl Heap {
+    /// Give back room when the heap holds under a quarter of its capacity (and the
+    /// capacity is above `TRIM_MIN` entries): down to twice its length, so that a heap
+    /// that grows again pays one doubling, amortised.
+    fn trim(&mut self) {
+        const TRIM_MIN: usize = 4096;
+        let (len, cap) = (self.0.len(), self.0.capacity());
+        if cap > TRIM_MIN && len < cap / 4 {
+            self.0.shrink_to((2 * len).max(TRIM_MIN));
+        }
+    }
+
     #[inline(always)]
     fn top(&self) -> Option<&Entry> {
         self.0.first()

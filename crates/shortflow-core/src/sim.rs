@@ -348,6 +348,7 @@ impl Simulation {
         self.prefetch = self.prefetch_default();
         if self.prefetch {
             self.sched.enable_far_timers(FAR_TIMER_WIDTH_BITS, FAR_TIMER_BUCKETS);
+            self.sinks.iter_mut().for_each(TcpSink::free_rings);
         }
         self
     }

@@ -104,6 +104,17 @@ impl Acker {
     /// ns-2.35: tcp-sink.cc `Acker::update`; returns bytes deliverable in order.
     #[inline(always)]
     pub fn update(&mut self, seq: i64, bytes: u32) -> u64 {
+        self.update_freeing(seq, bytes, false)
+    }
+
+    /// [`Acker::update`]; with `free_ring`, the out-of-order ring is freed when its last
+    /// hole fills (large runs: `TcpSink::free_rings`). Nothing reads the ring while no
+    /// segment is held out of order (`has` answers from `next`, the in-order path skips
+    /// it, and the out-of-order path clears what it reads: see the comment below), and
+    /// its size changes no answer, so freeing it changes nothing but the memory held
+    /// and an allocation at the next hole.
+    #[inline(always)]
+    pub fn update_freeing(&mut self, seq: i64, bytes: u32, free_ring: bool) -> u64 {
         // In order with nothing outstanding (maxseen = next - 1): ns-2 would mark and
         // at once deliver `seq`, leaving next = maxseen + 1 = seq + 1. Slots of `seen`
         // outside [next, maxseen + 1] are never read before being written (the
@@ -150,7 +161,19 @@ impl Acker {
             }
             self.next = next;
         }
+        if free_ring && self.next > self.maxseen {
+            self.free_ring();
+        }
         deliver
+    }
+
+    /// Every segment up to `maxseen` has arrived: the ring holds nothing (see
+    /// `update_freeing`).
+    #[cold]
+    #[inline(never)]
+    fn free_ring(&mut self) {
+        debug_assert_eq!(self.next, self.maxseen + 1);
+        self.seen = Box::default();
     }
 }
 
@@ -169,6 +192,29 @@ mod tests {
         assert_eq!(a.seqno(), 2);
         assert_eq!(a.update(1, 1040), 0); // duplicate
         assert_eq!(a.seqno(), 2);
+    }
+
+    /// Freeing the ring when its last hole fills (`update_freeing`) gives the same
+    /// answers as keeping it, over random arrivals (holes, duplicates, jumps that grow
+    /// the ring).
+    #[test]
+    fn freeing_the_ring_changes_no_answer() {
+        let mut rng = crate::rng::Rng::new(7);
+        for _ in 0..200 {
+            let (mut keep, mut free) = (Acker::default(), Acker::default());
+            let mut top = 0i64;
+            for _ in 0..400 {
+                let seq = (top - 40 + (rng.uniform() * 80.0) as i64).max(0);
+                top = top.max(seq);
+                let bytes = 1 + (rng.uniform() * 1500.0) as u32;
+                assert_eq!(keep.has(seq), free.has(seq));
+                assert_eq!(keep.update(seq, bytes), free.update_freeing(seq, bytes, true));
+                assert_eq!((keep.seqno(), keep.maxseen()), (free.seqno(), free.maxseen()));
+                if free.seqno() == free.maxseen() {
+                    assert_eq!(free.heap_bytes(), 0);
+                }
+            }
+        }
     }
 
     #[test]

@@ -707,9 +707,9 @@ impl Simulation {
         for (l, link) in self.net.links.iter().enumerate() {
             let (n, bytes) = pending.get(l).copied().unwrap_or((0, 0));
             r.links.link.push_fmt(format_args!("{}", self.net.link_label(l)));
-            r.links.arrivals.push(link.arrivals - n);
+            r.links.arrivals.push(link.arrivals() - n);
             r.links.departures.push(link.departures(self.net.filtered(l)) - n);
-            r.links.drops.push(link.drops);
+            r.links.drops.push(link.drops());
             r.links.bytes_departed.push(link.bytes_departed - bytes);
         }
         if let Some(a) = &self.shared.ack_trace {

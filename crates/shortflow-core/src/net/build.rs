@@ -178,7 +178,7 @@ impl LinkSet<'_> {
     /// and formatting field paths once per copy.
     fn add_like(&mut self, proto: usize, a: u32, b: u32) {
         let p = &self.links[proto];
-        debug_assert!(p.queue.is_empty() && p.arrivals == 0, "a prototype link is fresh");
+        debug_assert!(p.queue.is_empty() && p.arrivals() == 0, "a prototype link is fresh");
         let link = Link::new(a, b, p.class, p.queue.clone());
         let loss = p.loss().map_or(0.0, |l| l.p);
         self.push(link, loss);

@@ -138,7 +138,7 @@ impl Network {
         // Random loss (`LinkConfig::loss`): the packet crossed the link (it used its
         // capacity) and is lost before the far node sees it; a drop of the link.
         if link.loss_mut().is_some_and(|loss| loss.lose()) {
-            link.drops += 1;
+            link.count_drop();
             if link.traced() {
                 self.trace_pkt(sched.now(), b'd', l, pkt);
             }
@@ -394,7 +394,7 @@ impl Network {
             return false;
         }
         let far = t_x + txt + class.delay;
-        next.arrivals += 1;
+        next.count_arrival();
         next.bytes_departed += size as u64;
         next.busy_until = t_x + txt;
         next.resume_seq = VIRT_RESUME;
@@ -435,7 +435,7 @@ impl Network {
     fn link_recv_inline(&mut self, sched: &mut Scheduler, l: u32, pkt: PktId) {
         let now = sched.now();
         let link = &mut self.links[l as usize];
-        link.arrivals += 1;
+        link.count_arrival();
         let busy = link.busy(sched, l);
         let traced = link.traced();
         if link.passthrough && !busy && !link.txdone_pending && link.queue.is_empty() {
@@ -503,7 +503,7 @@ impl Network {
                 }
                 self.filtered[l as usize] += 1;
             } else {
-                self.links[l as usize].drops += 1;
+                self.links[l as usize].count_drop();
                 if traced {
                     self.trace_pkt(now, b'd', l, d.pkt);
                 }

@@ -33,21 +33,12 @@ use crate::world::Ctx;
 pub struct ControlBlock {
     pub tcb: Tcb,
     pub rtt: RttEstimator,
-    /// Linux's RTT estimator and RTO, when the connections run it (`tcp.rto.kind =
-    /// "linux"`); then it, not `rtt`, times retransmissions. ns-2's estimator keeps
-    /// running beside it for the policies that read it.
-    pub linux_rtt: Option<Box<LinuxRtt>>,
     pub cc: AnyCc,
     pub startup: AnyStartup,
-    /// Boxed: only a pacing start-up (TCP/SPAND) has one, for its first window.
-    pub(crate) pacer: Option<Box<Pacer>>,
     pub(crate) pace_timer: Timer,
     /// The pace timer holds new data between two bursts (a rule that paces bursts,
     /// `AnyCc::burst_gap`).
     pub(crate) burst_wait: bool,
-    /// Segments of the plan's connection sent at low drop priority (boxed: only Fast
-    /// Start's priority marking and tests set it; 16 bytes less per block).
-    pub(crate) low_prio: Option<Box<SeqRange>>,
     /// The plan's burst limit (Fast Start's burst pacing; the pacing timer releases
     /// the next burst). Non-zero: 4 bytes, not an `Option<u32>`'s 8, so the block's
     /// small fields fill one 16-byte tail (8 bytes less per block).
@@ -73,12 +64,31 @@ pub struct ControlBlock {
     pub(crate) hooks: u8,
     /// The bits of `hooks` fixed at construction (the rules and the parameters).
     static_hooks: u8,
-    /// A shared block's members, flight and turn (None: the block serves one
-    /// connection, as every block of a large run does: one null pointer, not 40 bytes).
-    sharing: Option<Box<Sharing>>,
     /// Shared blocks: packets in flight of all members but the one being served (0 for
     /// a block of one connection); inline, as the window test of every send reads it.
     pub(crate) others_flight: i64,
+    /// What few blocks have (Linux's RTO, a pacer, a low-priority range, members, a
+    /// session), behind one pointer: None for every block of a large run (8 bytes
+    /// instead of five pointers' 40).
+    pub(crate) rare: Option<Box<Rare>>,
+}
+
+/// The parts of a [`ControlBlock`] that most blocks never have (`ControlBlock::rare`);
+/// each boxed on its own as before, so that taking one out moves a pointer.
+#[derive(Default)]
+pub(crate) struct Rare {
+    /// Linux's RTT estimator and RTO, when the connections run it (`tcp.rto.kind =
+    /// "linux"`); then it, not `rtt`, times retransmissions. ns-2's estimator keeps
+    /// running beside it for the policies that read it.
+    pub(crate) linux_rtt: Option<Box<LinuxRtt>>,
+    /// Only a pacing start-up (TCP/SPAND) has one, for its first window.
+    pub(crate) pacer: Option<Box<Pacer>>,
+    /// Segments of the plan's connection sent at low drop priority (only Fast Start's
+    /// priority marking and tests set it).
+    pub(crate) low_prio: Option<Box<SeqRange>>,
+    /// A shared block's members, flight and turn (None: the block serves one
+    /// connection).
+    sharing: Option<Box<Sharing>>,
     /// The TCP session control block, for a session's block (`tcp::session`).
     pub(crate) session: Option<Box<crate::tcp::session::Session>>,
 }
@@ -86,7 +96,7 @@ pub struct ControlBlock {
 // One block per connection at scale (issue 21 item 3; `layout_tests` keeps the history).
 // A test build carries the test-only `Scripted` start-up policy inline, and is larger.
 #[cfg(not(test))]
-const _: () = assert!(std::mem::size_of::<ControlBlock>() == 208);
+const _: () = assert!(std::mem::size_of::<ControlBlock>() == 176);
 
 /// What only a shared block has (`ControlBlock::sharing`).
 #[derive(Debug, Default)]
@@ -103,12 +113,53 @@ impl ControlBlock {
     /// Packets in flight of all members of a shared block (0 for a block of one).
     #[inline]
     fn flight_total(&self) -> i64 {
-        self.sharing.as_deref().map_or(0, |s| s.flight_total)
+        self.sharing().map_or(0, |s| s.flight_total)
+    }
+
+    /// The rare parts, allocated on first use.
+    fn rare_mut(&mut self) -> &mut Rare {
+        self.rare.get_or_insert_with(Default::default)
+    }
+    fn sharing(&self) -> Option<&Sharing> {
+        self.rare.as_deref().and_then(|r| r.sharing.as_deref())
+    }
+    fn sharing_mut(&mut self) -> Option<&mut Sharing> {
+        self.rare.as_deref_mut().and_then(|r| r.sharing.as_deref_mut())
+    }
+    /// Linux's RTT estimator and RTO, if the block runs it.
+    #[inline]
+    pub fn linux_rtt(&self) -> Option<&LinuxRtt> {
+        self.rare.as_deref().and_then(|r| r.linux_rtt.as_deref())
+    }
+    /// The plan's low-priority range, if any.
+    pub(crate) fn low_prio(&self) -> Option<&SeqRange> {
+        self.rare.as_deref().and_then(|r| r.low_prio.as_deref())
+    }
+    /// Does the plan pace?
+    #[inline]
+    pub(crate) fn has_pacer(&self) -> bool {
+        self.rare.as_deref().is_some_and(|r| r.pacer.is_some())
+    }
+    /// Drop the plan's pacer (no allocation when there is none).
+    #[inline]
+    pub(crate) fn drop_pacer(&mut self) {
+        if let Some(r) = self.rare.as_deref_mut() {
+            r.pacer = None;
+        }
+    }
+    /// The session's block, if this block runs a session.
+    pub(crate) fn session_mut(&mut self) -> Option<&mut crate::tcp::session::Session> {
+        self.rare.as_deref_mut().and_then(|r| r.session.as_deref_mut())
+    }
+    /// Does this block run a TCP session?
+    #[inline]
+    pub(crate) fn has_session(&self) -> bool {
+        self.rare.as_deref().is_some_and(|r| r.session.is_some())
     }
 
     #[inline]
     fn set_flight_total(&mut self, f: i64) {
-        if let Some(s) = self.sharing.as_deref_mut() {
+        if let Some(s) = self.sharing_mut() {
             s.flight_total = f;
         }
     }
@@ -160,7 +211,9 @@ impl ControlBlock {
         }
         ControlBlock {
             detail,
-            linux_rtt: p.linux_rto.map(|lp| Box::new(LinuxRtt::new(lp))),
+            rare: p
+                .linux_rto
+                .map(|lp| Box::new(Rare { linux_rtt: Some(Box::new(LinuxRtt::new(lp))), ..Rare::default() })),
             every_ack,
             hooks: static_hooks,
             static_hooks,
@@ -170,15 +223,11 @@ impl ControlBlock {
             rtt,
             cc,
             startup,
-            pacer: None,
             pace_timer: Timer::default(),
             burst_wait: false,
-            low_prio: None,
             plan_active: false,
             plan_conn: 0,
-            sharing: None,
             others_flight: 0,
-            session: None,
         }
     }
 
@@ -198,14 +247,17 @@ impl ControlBlock {
             .expect("TcpParams::from_config validated the rule");
         self.end_plan();
         self.burst_wait = false;
-        self.linux_rtt = p.linux_rto.map(|lp| Box::new(LinuxRtt::new(lp)));
+        let linux = p.linux_rto.map(|lp| Box::new(LinuxRtt::new(lp)));
+        if linux.is_some() || self.rare.is_some() {
+            self.rare_mut().linux_rtt = linux;
+        }
     }
 
     /// The retransmission timeout (s), back-off included, of whichever estimator the
     /// block runs.
     #[inline]
     pub fn rto_s(&self, p: &RttParams) -> f64 {
-        match self.linux_rtt.as_deref() {
+        match self.linux_rtt() {
             Some(l) => l.rto_s(),
             None => self.rtt.timeout(p),
         }
@@ -217,7 +269,7 @@ impl ControlBlock {
     /// `tcp_schedule_loss_probe`, `tcp_rack_reo_wnd`).
     #[inline]
     pub fn srtt_s(&self, p: &RttParams) -> f64 {
-        match self.linux_rtt.as_deref() {
+        match self.linux_rtt() {
             Some(l) => l.srtt_s(),
             None => self.rtt.srtt_s(p),
         }
@@ -225,7 +277,7 @@ impl ControlBlock {
 
     /// Back the RTO off after an expiry.
     pub fn backoff_rto(&mut self, p: &RttParams) {
-        match self.linux_rtt.as_deref_mut() {
+        match self.rare.as_deref_mut().and_then(|r| r.linux_rtt.as_deref_mut()) {
             Some(l) => l.on_backoff(),
             None => self.rtt.backoff(p),
         }
@@ -234,32 +286,36 @@ impl ControlBlock {
     /// Does this block serve more than one connection?
     #[inline]
     pub fn is_shared(&self) -> bool {
-        self.sharing.is_some()
+        self.sharing().is_some()
     }
 
     pub fn members(&self) -> &[u32] {
-        self.sharing.as_deref().map_or(&[], |s| &s.members)
+        self.sharing().map_or(&[], |s| &s.members)
     }
 
     /// Add connection `i` to the members (the first makes the block shared).
     fn add_member(&mut self, i: u32) {
-        self.sharing.get_or_insert_with(Default::default).members.push(i);
+        self.rare_mut().sharing.get_or_insert_with(Default::default).members.push(i);
     }
 
     /// The TCP session this block runs, if any.
     pub fn session(&self) -> Option<&crate::tcp::session::Session> {
-        self.session.as_deref()
+        self.rare.as_deref().and_then(|r| r.session.as_deref())
     }
 
     /// Start the plan a start-up policy returned for connection `conn`.
     pub(crate) fn start_plan(&mut self, conn: u32, plan: StartPlan) {
         self.plan_active = plan.is_active();
         self.plan_conn = conn;
-        self.low_prio = plan.low_prio.map(Box::new);
+        let (low_prio, pacer) = (plan.low_prio.map(Box::new), plan.pacer.map(Box::new));
+        if low_prio.is_some() || pacer.is_some() || self.rare.is_some() {
+            let r = self.rare_mut();
+            r.low_prio = low_prio;
+            r.pacer = pacer;
+        }
         self.burst = plan.burst;
         self.plan_through_losses = plan.through_losses;
-        self.pacer = plan.pacer.map(Box::new);
-        if self.pacer.is_none() {
+        if !self.has_pacer() {
             self.pace_timer.cancel();
         }
         self.refresh_hooks();
@@ -269,10 +325,12 @@ impl ControlBlock {
     #[inline]
     pub(crate) fn end_plan(&mut self) {
         self.plan_active = false;
-        self.low_prio = None;
+        if let Some(r) = self.rare.as_deref_mut() {
+            r.low_prio = None;
+            r.pacer = None;
+        }
         self.burst = None;
         self.plan_through_losses = false;
-        self.pacer = None;
         self.pace_timer.cancel();
         self.refresh_hooks();
     }
@@ -297,7 +355,7 @@ impl ControlBlock {
             // The policy's `on_send` marks and `on_ack`.
             h |= hook::SEND | hook::ACK;
         }
-        if self.is_shared() || self.burst_wait || self.burst.is_some() || self.pacer.is_some() {
+        if self.is_shared() || self.burst_wait || self.burst.is_some() || self.has_pacer() {
             h |= hook::SEND_MUCH;
         }
         h
@@ -391,7 +449,7 @@ impl TcpSenders {
         let b = self.conns[i as usize].cb as usize;
         let mut s = Session::new(i, agent, Scheduler::new(sched), thresh, later_acks);
         s.slots[0] = crate::tcp::session::scheduler::Slot::new(weight);
-        self.cbs[b].session = Some(Box::new(s));
+        self.cbs[b].rare_mut().session = Some(Box::new(s));
         self.cbs[b].add_member(i);
         // A block with members is shared: its `send_much` hook must be live.
         self.cbs[b].refresh_hooks();
@@ -403,21 +461,21 @@ impl TcpSenders {
         conn.in_session = true;
         let i = self.push_sharing(conn, with);
         let b = self.conns[i as usize].cb as usize;
-        self.cbs[b].session.as_mut().expect("`with` is a session member").add_member(i, weight);
+        self.cbs[b].session_mut().expect("`with` is a session member").add_member(i, weight);
         i
     }
 
     /// How long the session of member `i` outlives its last open member (spec F.4).
     pub fn set_session_linger(&mut self, i: u32, linger: crate::time::SimTime) {
         let b = self.conns[i as usize].cb as usize;
-        self.cbs[b].session.as_mut().expect("a session member").linger = linger;
+        self.cbs[b].session_mut().expect("a session member").linger = linger;
     }
 
     /// Put connection `i` in sub-session `sub` of its session (the proxy variant,
     /// spec D.3); `n_subs` is the session's number of sub-sessions.
     pub fn set_subsession(&mut self, i: u32, sub: u16, n_subs: usize) {
         let b = self.conns[i as usize].cb as usize;
-        let s = self.cbs[b].session.as_mut().expect("a session member");
+        let s = self.cbs[b].session_mut().expect("a session member");
         let slot = s.slot_of(i) as usize;
         s.members[slot].sub = sub;
         s.proxy = n_subs > 0;
@@ -429,7 +487,7 @@ impl TcpSenders {
     pub fn set_weight(&mut self, i: u32, weight: u32) {
         use crate::tcp::session::scheduler::MAX_WEIGHT;
         let b = self.conns[i as usize].cb as usize;
-        let s = self.cbs[b].session.as_mut().expect("a session member");
+        let s = self.cbs[b].session_mut().expect("a session member");
         let slot = s.slot_of(i) as usize;
         s.slots[slot].weight = weight.clamp(1, MAX_WEIGHT);
         s.sched.weights_changed(&mut s.slots);
@@ -438,7 +496,7 @@ impl TcpSenders {
     /// `resetwt(conn)` (thesis §7.1): every member of `i`'s session back to weight 1.
     pub fn reset_weights(&mut self, i: u32) {
         let b = self.conns[i as usize].cb as usize;
-        let s = self.cbs[b].session.as_mut().expect("a session member");
+        let s = self.cbs[b].session_mut().expect("a session member");
         for x in &mut s.slots {
             x.weight = 1;
         }
@@ -484,7 +542,7 @@ impl TcpSenders {
             return f(c, cb, cx);
         }
         let b = c.cb;
-        if cb.session.is_some() {
+        if cb.has_session() {
             f(c, cb, cx);
             return crate::tcp::session::serve(self, cx, b);
         }
@@ -504,7 +562,7 @@ impl TcpSenders {
         if !cb.is_shared() {
             return c.recv(cb, cx, pkt);
         }
-        if cb.session.is_some() {
+        if cb.has_session() {
             return crate::tcp::session::recv(self, cx, i, pkt);
         }
         self.with(cx, i, |c, cb, cx| c.recv(cb, cx, pkt));
@@ -516,7 +574,7 @@ impl TcpSenders {
         if which == crate::tcp::session::TIMER_SESSION {
             return crate::tcp::session::timeout(self, cx, i, gen);
         }
-        if which == crate::tcp::sender::TIMER_RTX && self.get(i).1.session.is_some() {
+        if which == crate::tcp::sender::TIMER_RTX && self.get(i).1.has_session() {
             crate::tcp::session::syn_timeout(self, cx, i, gen);
             let b = self.conns[i as usize].cb;
             return crate::tcp::session::serve(self, cx, b);
@@ -547,7 +605,7 @@ impl TcpSenders {
 
     /// Connection `i` is torn down by its application (`TcpConn::close`).
     pub fn close(&mut self, cx: &mut Ctx, i: u32) {
-        if self.get(i).1.session.is_some() && !self.conns[i as usize].torn_down {
+        if self.get(i).1.has_session() && !self.conns[i as usize].torn_down {
             crate::tcp::session::member_closed(self, i, cx.now());
         }
         self.with(cx, i, |c, cb, cx| c.close(cb, cx));
@@ -566,7 +624,7 @@ impl TcpSenders {
         while idle_turns < n {
             let cb = &mut self.cbs[b as usize];
             let k = {
-                let s = cb.sharing.as_deref_mut().expect("a shared block");
+                let s = cb.sharing_mut().expect("a shared block");
                 let k = s.members[s.next_turn % n];
                 s.next_turn = (s.next_turn + 1) % n;
                 k

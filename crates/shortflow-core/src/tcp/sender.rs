@@ -882,7 +882,7 @@ impl TcpConn {
     /// timer is armed for when it may.
     #[inline]
     fn pacer_allows(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) -> bool {
-        let Some(pacer) = cb.pacer.as_mut() else { return true };
+        let Some(pacer) = cb.rare.as_deref_mut().and_then(|r| r.pacer.as_deref_mut()) else { return true };
         if cb.plan_conn != self.agent || self.t_seqno <= self.maxseq {
             return true;
         }
@@ -900,10 +900,13 @@ impl TcpConn {
 
     #[inline]
     fn pacer_sent(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, seq: i64) {
-        if let Some(pacer) = cb.pacer.as_mut().filter(|_| cb.plan_conn == self.agent) {
+        let plan_conn = cb.plan_conn;
+        if let Some(pacer) =
+            cb.rare.as_deref_mut().and_then(|r| r.pacer.as_deref_mut()).filter(|_| plan_conn == self.agent)
+        {
             pacer.on_sent(cx.now(), seq);
             if pacer.done(seq + 1) {
-                cb.pacer = None;
+                cb.drop_pacer();
                 cb.pace_timer.cancel();
                 cb.refresh_hooks();
             }
@@ -1015,8 +1018,7 @@ impl TcpConn {
     fn mark(&mut self, cb: &mut ControlBlock, pkt: &mut Packet, retransmit: bool) -> bool {
         pkt.low_prio = cb.plan_active && cb.plan_conn == self.agent && {
             let meta = self.send_meta(pkt.ts, pkt.seqno, retransmit, pkt.size);
-            cb.low_prio.as_deref().is_some_and(|r| !retransmit && r.contains(meta.seq))
-                | cb.startup.on_send(&meta).low_prio
+            cb.low_prio().is_some_and(|r| !retransmit && r.contains(meta.seq)) | cb.startup.on_send(&meta).low_prio
         };
         if self.p.ecn {
             // ns-2.35 output(): ECT on every data packet; CWR once after a reduction
@@ -1220,7 +1222,7 @@ impl TcpConn {
             if verdict.penalty_free() {
                 cb.end_plan();
             } else {
-                cb.pacer = None;
+                cb.drop_pacer();
                 cb.refresh_hooks();
             }
         }
@@ -1419,7 +1421,7 @@ impl TcpConn {
         }
         let ack = AckIn { ackno, prev: self.highest_ack, ece, ts_echo };
         if HOOKED && cb.detail && ackno > ack.prev {
-            if let Some(l) = cb.linux_rtt.as_deref_mut() {
+            if let Some(l) = cb.rare.as_deref_mut().and_then(|r| r.linux_rtt.as_deref_mut()) {
                 self.linux_rtt_sample(l, ack.prev, ackno, now, ts_echo);
             }
             self.take_detail(ackno, now);

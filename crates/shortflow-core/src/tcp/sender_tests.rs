@@ -237,7 +237,7 @@ fn low_priority_range_is_marked_and_reported_on_loss() {
     let mut r = fast_recovery_fixture(AnyStartup::Scripted(s));
     let AnyStartup::Scripted(s) = &r.block(0).startup else { unreachable!() };
     assert_eq!(s.losses[0].3, true, "the lost segment was low priority");
-    assert!(r.block(0).low_prio.is_none(), "a loss ends the plan");
+    assert!(r.block(0).low_prio().is_none(), "a loss ends the plan");
     let retx = r.sent();
     assert_eq!(retx.len(), 1);
     assert!(!retx[0].low_prio, "after the plan, retransmissions go at normal priority");
@@ -666,7 +666,7 @@ fn linux_rto_is_one_second_then_three_rtts_from_the_first_sample() {
     r.sent();
     r.ack(ms(100), 0, 1);
     assert_eq!(r.sent_seqs(), vec![2, 3, 4, 5], "cwnd 2 + 2 acked: four leave");
-    assert_eq!(r.block(0).linux_rtt.as_ref().unwrap().rto_us(), 300_000);
+    assert_eq!(r.block(0).linux_rtt().unwrap().rto_us(), 300_000);
     r.run_to(ms(399));
     assert!(r.sent().is_empty());
     r.run_to(ms(400));

@@ -85,9 +85,9 @@ fn with_session<R>(
 ) -> R {
     let TcpSenders { conns, cbs } = senders;
     let cb = &mut cbs[b as usize];
-    let mut s = cb.session.take().expect("a session block");
+    let mut s = cb.rare.as_deref_mut().and_then(|r| r.session.take()).expect("a session block");
     let r = f(&mut s, conns, cb);
-    cb.session = Some(s);
+    cb.rare.as_deref_mut().expect("a session block's rare parts").session = Some(s);
     r
 }
 

@@ -421,7 +421,7 @@ impl Simulation {
             if PREFETCH {
                 self.prefetch_ahead(ev, lane);
             }
-            self.dispatch::<PREFETCH>(ev);
+            self.dispatch(ev);
             if !self.shared.notices.is_empty() {
                 self.handle_notices();
                 if stop_when_done && self.apps.finite_left == 0 {
@@ -516,10 +516,8 @@ impl Simulation {
 
     /// Always inlined: into both instances of the event loop (`run_events_with`); with
     /// two callers, a plain `#[inline]` left it out of line (+6 % instructions on bench a).
-    /// `LARGE`: the large runs' instance (queues give their rings back when they drain,
-    /// `Network::tx_done_with`).
     #[inline(always)]
-    fn dispatch<const LARGE: bool>(&mut self, ev: Event) {
+    fn dispatch(&mut self, ev: Event) {
         let Simulation { sched, net, shared, senders, sinks, agents, apps, .. } = self;
         // The context is built in the branches that hand it on, not for every event:
         // built up front, it was stored to the stack on every event (~6 instructions),
@@ -545,7 +543,7 @@ impl Simulation {
                     }
                 }
             }
-            Event::TxDone { link } => net.tx_done_with::<LARGE>(sched, link),
+            Event::TxDone { link } => net.tx_done(sched, link),
             Event::Timer { agent, timer, gen } => {
                 let mut cx = Ctx { sched, net, shared };
                 match agents[agent as usize] {

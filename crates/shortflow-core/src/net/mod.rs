@@ -602,15 +602,6 @@ impl Network {
     /// into the dispatch loop (see `start_tx`).
     #[inline(always)]
     pub fn tx_done(&mut self, sched: &mut Scheduler, l: u32) {
-        self.tx_done_with::<false>(sched, l)
-    }
-
-    /// [`Network::tx_done`]; with `RELEASE` (large runs: the prefetching instance of
-    /// the event loop), a queue that the transmission leaves empty gives its ring back
-    /// (`AnyQueue::release_if_empty`): an access link of the scale workload queues a
-    /// window's burst now and then, and kept the ring of its largest one to the end.
-    #[inline(always)]
-    pub fn tx_done_with<const RELEASE: bool>(&mut self, sched: &mut Scheduler, l: u32) {
         let now = sched.now();
         let Network { links, pool, .. } = self;
         let link = &mut links[l as usize];
@@ -618,11 +609,7 @@ impl Network {
         // Read before the transmission starts (nothing there changes it): the link is
         // not indexed again.
         let traced = link.traced();
-        let next = link.queue.dequeue(now, pool);
-        if RELEASE && link.queue.is_empty() {
-            link.queue.release_if_empty();
-        }
-        if let Some(p) = next {
+        if let Some(p) = link.queue.dequeue(now, pool) {
             self.start_tx::<false>(sched, l, p);
             if traced {
                 self.trace_pkt(now, b'-', l, p);

@@ -136,8 +136,4 @@ impl Buffer {
     pub fn is_empty(&self) -> bool {
         self.q.is_empty()
     }
-    /// Free the ring's slots if no packet waits (`AnyQueue::release_if_empty`).
-    pub fn release_if_empty(&mut self) {
-        self.q.release();
-    }
 }

@@ -89,11 +89,6 @@ impl DropTail {
         self.buf.next(pool)
     }
 
-    /// See `AnyQueue::release_if_empty`.
-    pub fn release_if_empty(&mut self) {
-        self.buf.release_if_empty();
-    }
-
     /// An arrival at the empty queue is accepted (and, dequeued at once, is the packet
     /// transmitted): what `Link::passthrough` relies on. Stages cannot change that: the
     /// ack filter finds nothing to remove in an empty queue, acks-first has one packet

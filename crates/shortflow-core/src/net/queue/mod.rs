@@ -121,16 +121,6 @@ impl AnyQueue {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// A DropTail's buffer gives its ring's slots back if no packet waits (large runs,
-    /// when a backlog drains: `Network::tx_done_with`); the packets' order is all a
-    /// ring holds, so this changes nothing else. RED keeps its ring.
-    #[cold]
-    #[inline(never)]
-    pub fn release_if_empty(&mut self) {
-        if let AnyQueue::DropTail(q) = self {
-            q.release_if_empty();
-        }
-    }
     /// Bytes held outside the link (the buffer's ring; a RED queue's state), by
     /// capacity (`Simulation::memory`).
     pub fn heap_bytes(&self) -> usize {

@@ -189,14 +189,6 @@ impl Ring {
         self.len += 1;
     }
 
-    /// Free the slots of an empty ring (nothing else is kept: an empty ring's order is
-    /// empty); it allocates again, from 4 slots, at its next packet.
-    pub fn release(&mut self) {
-        if self.len == 0 {
-            *self = Ring::new();
-        }
-    }
-
     #[inline(always)]
     pub fn pop_front(&mut self) -> Option<PktId> {
         if self.len == 0 {
@@ -299,7 +291,7 @@ mod tests {
     use std::collections::VecDeque;
 
     /// The same operations on a `Ring` and a `VecDeque` leave the same packets in the
-    /// same order, through wrap-around, growth and releases.
+    /// same order, through wrap-around and growth.
     #[test]
     fn matches_vecdeque() {
         let mut r = Ring::new();
@@ -330,12 +322,6 @@ mod tests {
                     let i = ((x >> 13) as usize) % (len + 1);
                     assert_eq!(r.get(i), v.get(i).copied());
                 }
-            }
-            // `release` frees an empty ring's slots and leaves a full one alone.
-            if (x >> 40) % 5 == 0 {
-                let cap = r.capacity();
-                r.release();
-                assert_eq!(r.capacity(), if v.is_empty() { 0 } else { cap });
             }
             assert_eq!(r.len(), v.len());
             assert!(r.iter().eq(v.iter().copied()), "step {step}");

@@ -559,6 +559,7 @@ impl Scheduler {
     /// `n_feeders` links (pass FIFOs `0..n_feeders`).
     pub fn enable_folds(&mut self, n_links: usize, n_feeders: usize) {
         self.fold_resume = vec![0; n_links];
+        crate::sim::advise_huge_pages(&self.fold_resume);
         self.pass_fifos = (0..n_feeders).map(|_| PassFifo::default()).collect();
     }
 
@@ -900,6 +901,11 @@ impl Scheduler {
 
     fn new_timer_slot(&mut self, agent: u32, timer: u8) -> u32 {
         assert!(self.timers.len() < NO_SLOT as usize, "too many timers (at most 2^30 - 1)");
+        if self.timers.len() == self.timers.capacity() && self.far.is_some() {
+            // A large run: grow by doubling and back the new room with huge pages.
+            self.timers.reserve(self.timers.len().max(1 << 16));
+            crate::sim::advise_huge_pages(&self.timers);
+        }
         self.timers.push(TimerSlot {
             due: 0,
             due_seq: 0,

@@ -61,9 +61,15 @@
 //!    Re-arms of one period happen in pop order at `clock + period` with increasing
 //!    sequence numbers, so they are sorted: parked timers of one period form a FIFO
 //!    (a *park lane*), only its head in the timer heap, and a re-arm costs a lane step
-//!    instead of an event. Before the owner changes any state the timer's firing
-//!    depends on, it calls [`Timer::unpark`]: the next firing, at the key the chain of
-//!    re-arms has reached, is delivered again as an ordinary timer event.
+//!    instead of an event. A lane is a linked list of nodes ([`ParkNode`]) that hold
+//!    the parked timers' keys: a re-arm updates the head node in place and links it
+//!    behind the tail, touching neither the timer slot nor anything but the lane's
+//!    nodes (allocated in park order, so a lane is walked mostly in memory order). The
+//!    slot marks its node when the entry goes stale (re-armed, parked again) or is to
+//!    be delivered (unparked: the slot takes the node's key then). Before the owner
+//!    changes any state the timer's firing depends on, it calls [`Timer::unpark`]: the
+//!    next firing, at the key the chain of re-arms has reached, is delivered again as an
+//!    ordinary timer event.
 //!
 //! 5. **The UDP multiplexer's entry** (`traffic::mux`: one entry for all UDP sources,
 //!    [`Scheduler::mux_arm`]). When it pops it is left at the main heap's root while

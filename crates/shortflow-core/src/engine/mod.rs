@@ -339,10 +339,9 @@ struct TimerSlot {
     /// instead of being delivered. (A flag, not the period: the lane holds that, and a
     /// slot is 48 bytes instead of 56.)
     parked: bool,
-    /// The slot's live entry is in a park lane (node `node`, which holds its key while
-    /// the timer is parked) rather than in the timer heap (`queued`); stays set after
-    /// `unpark` until that entry pops.
-    in_lane: bool,
+    /// The park-lane node of the slot's live entry, `NO_NODE` for none: the entry is in
+    /// a park lane (the node holds its key while the timer is parked) rather than in the
+    /// timer heap (`queued`); it stays there after `unpark` until that entry pops.
     node: u32,
 }
 
@@ -950,7 +949,6 @@ impl Scheduler {
             queued_time: 0,
             queued_sk: 0,
             parked: false,
-            in_lane: false,
             node: NO_NODE,
         });
         (self.timers.len() - 1) as u32
@@ -970,11 +968,11 @@ impl Scheduler {
         s.timer = timer;
         // A parked timer re-armed: its park-lane entry goes stale (`queued` is false
         // while parked, so an entry is queued below).
-        if s.in_lane {
+        if s.node != NO_NODE {
             self.park_nodes[s.node as usize].slot |= NODE_DEAD;
+            s.node = NO_NODE;
         }
         s.parked = false;
-        s.in_lane = false;
         // Keep the queued entry if it pops no later than the new due key: it will be
         // moved to the due key when it pops. Otherwise queue a new, earlier entry.
         if !s.queued || (s.queued_time, s.queued_sk) > (at.0, sk) {
@@ -1001,11 +999,10 @@ impl Scheduler {
         // A queued timer-heap entry of the slot is now stale (dropped when it pops), and
         // so is its entry in a park lane if it has one (parked again).
         s.queued = false;
-        let old = s.in_lane.then_some(s.node);
+        let old = s.node;
         s.parked = true;
-        s.in_lane = true;
-        if let Some(n) = old {
-            self.park_nodes[n as usize].slot |= NODE_DEAD;
+        if old != NO_NODE {
+            self.park_nodes[old as usize].slot |= NODE_DEAD;
         }
         let lane = match self.park_lane_of.get(&period) {
             Some(&l) => l,
@@ -1085,8 +1082,8 @@ impl Scheduler {
             if e.slot & NODE_DEAD == 0 {
                 // Unparked: this firing is delivered.
                 let s = &mut self.timers[(e.slot & SLOT_MASK) as usize];
-                debug_assert!(s.in_lane && s.node == h && s.due == e.time && s.due_seq == e.seq);
-                s.in_lane = false;
+                debug_assert!(s.node == h && s.due == e.time && s.due_seq == e.seq);
+                s.node = NO_NODE;
                 ev = Some(Event::Timer { agent: s.agent, timer: s.timer, gen: s.gen });
             }
             l.head = e.next;
@@ -1221,7 +1218,7 @@ impl Scheduler {
     fn unpark_timer(&mut self, slot: u32) {
         let s = &mut self.timers[slot as usize];
         s.parked = false;
-        if s.in_lane {
+        if s.node != NO_NODE {
             // The node has the key the re-arms reached: the slot takes it, and the node
             // is delivered when it pops.
             let n = &mut self.park_nodes[s.node as usize];

@@ -216,6 +216,8 @@ impl Simulation {
         advise_huge_pages(&b.senders.conns);
         advise_huge_pages(&b.senders.cbs);
         advise_huge_pages(&b.sinks);
+        advise_huge_pages(&b.agents);
+        advise_huge_pages(&b.flows);
         let resolve_gateway = |field: &str, name: &str| -> Result<usize, ConfigError> {
             gw_ix.get(name).copied().ok_or_else(|| {
                 err(field, name, format!("unknown gateway{}", suggest(name, cfg.gateways.iter().map(|g| &g.name))))

@@ -61,9 +61,15 @@
 //!    Re-arms of one period happen in pop order at `clock + period` with increasing
 //!    sequence numbers, so they are sorted: parked timers of one period form a FIFO
 //!    (a *park lane*), only its head in the timer heap, and a re-arm costs a lane step
-//!    instead of an event. Before the owner changes any state the timer's firing
-//!    depends on, it calls [`Timer::unpark`]: the next firing, at the key the chain of
-//!    re-arms has reached, is delivered again as an ordinary timer event.
+//!    instead of an event. A lane is a linked list of nodes ([`ParkNode`]) that hold
+//!    the parked timers' keys: a re-arm updates the head node in place and links it
+//!    behind the tail, touching neither the timer slot nor anything but the lane's
+//!    nodes (allocated in park order, so a lane is walked mostly in memory order). The
+//!    slot marks its node when the entry goes stale (re-armed, parked again) or is to
+//!    be delivered (unparked: the slot takes the node's key then). Before the owner
+//!    changes any state the timer's firing depends on, it calls [`Timer::unpark`]: the
+//!    next firing, at the key the chain of re-arms has reached, is delivered again as an
+//!    ordinary timer event.
 //!
 //! 5. **The UDP multiplexer's entry** (`traffic::mux`: one entry for all UDP sources,
 //!    [`Scheduler::mux_arm`]). When it pops it is left at the main heap's root while
@@ -248,38 +254,41 @@ fn lane_entry(h: usize, time: u64, seq: u64, link: u32, pkt: PktId) -> Entry {
 }
 const _: () = assert!(LANE_TAB <= 1 << (KIND_BITS - 4), "lane index must fit in sk bits 4..12");
 
-/// One parked timer's next firing in a park lane.
+/// One parked timer's next firing, a node of its park lane (`Scheduler::park_nodes`).
+///
+/// The node, not the timer slot, holds the key while the timer is parked: a re-arm
+/// updates the node in place and moves it from the lane's head to its tail by links,
+/// so it touches neither the slot (a cache miss per re-arm in a large run) nor any
+/// other memory than the lane's nodes, which stay where they were allocated (in the
+/// order the timers were parked: a lane is walked mostly sequentially). The slot
+/// points at its node (`TimerSlot::node`) and marks it when the entry goes stale
+/// (`DEAD`: re-armed or parked again) or its firing is to be delivered (`WOKEN`:
+/// unparked).
 #[derive(Clone, Copy, Debug)]
-struct Parked {
+struct ParkNode {
     time: u64,
     seq: u64,
+    /// The timer slot, with `NODE_DEAD` / `NODE_WOKEN`.
     slot: u32,
+    /// The next node of the lane (the lane's tail: anything), or of the free list.
+    next: u32,
 }
+
+/// `ParkNode::slot` flags (slot indices are below 2^30, `SLOT_MASK`).
+const NODE_DEAD: u32 = 1 << 31;
+const NODE_WOKEN: u32 = 1 << 30;
+/// No node (an empty free list).
+const NO_NODE: u32 = u32::MAX;
 
 /// The parked timers re-armed with one period, in the order of their next firings
-/// (see the module docs, 4.). Stale entries (a timer re-armed or unparked and fired
-/// since) stay until they reach the head and are dropped there.
+/// (see the module docs, 4.): a linked list of [`ParkNode`]s from `head` to `tail`.
+/// Stale entries (a timer re-armed or parked again, or unparked and fired since) stay
+/// until they reach the head and are dropped there.
 struct ParkLane {
     period: u64,
-    q: std::collections::VecDeque<Parked>,
-}
-
-impl ParkLane {
-    /// Append `e`; the lane grows by an eighth when full, not doubling (with 10^5
-    /// idle connections the park lanes hold one entry each).
-    #[inline(always)]
-    fn push_back(&mut self, e: Parked) {
-        if self.q.len() == self.q.capacity() {
-            self.grow();
-        }
-        self.q.push_back(e);
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self) {
-        self.q.reserve_exact((self.q.len() / 8).max(8));
-    }
+    head: u32,
+    tail: u32,
+    len: u32,
 }
 
 /// Make room for one more element of `v`: when it is full, an eighth more (at least
@@ -349,12 +358,13 @@ struct TimerSlot {
     /// instead of being delivered. (A flag, not the period: the lane holds that, and a
     /// slot is 48 bytes instead of 56.)
     parked: bool,
-    /// The slot's live entry is in a park lane (keyed by the due key) rather than in
-    /// the timer heap (`queued`); stays set after `unpark` until that entry pops.
-    in_lane: bool,
     /// The slot's queued entry (`queued`) waits in the far buckets, which hold only the
     /// slot's index (module docs, 7.; `far`).
     in_far: bool,
+    /// The park-lane node of the slot's live entry, `NO_NODE` for none: the entry is in
+    /// a park lane (the node holds its key while the timer is parked) rather than in the
+    /// timer heap (`queued`); it stays there after `unpark` until that entry pops.
+    node: u32,
 }
 
 // A timer slot per armed timer (a few per TCP connection).
@@ -411,6 +421,9 @@ pub struct Scheduler {
     /// Park lanes (module docs, 4.), and the lane of each period.
     park_lanes: Vec<ParkLane>,
     park_lane_of: std::collections::HashMap<u64, u32>,
+    /// The park lanes' nodes, and the head of their free list.
+    park_nodes: Vec<ParkNode>,
+    park_free: u32,
     now: SimTime,
     seq: u64,
     /// Sequence number of the event being processed.
@@ -476,8 +489,7 @@ impl Scheduler {
             ("pass heap", self.pass_heap.0.capacity() * size_of::<Entry>()),
             (
                 "park lanes",
-                self.park_lanes.capacity() * size_of::<ParkLane>()
-                    + self.park_lanes.iter().map(|l| l.q.capacity() * size_of::<Parked>()).sum::<usize>(),
+                self.park_lanes.capacity() * size_of::<ParkLane>() + self.park_nodes.capacity() * size_of::<ParkNode>(),
             ),
             (
                 "arrival lanes",
@@ -507,6 +519,8 @@ impl Scheduler {
             timers: Vec::new(),
             park_lanes: Vec::new(),
             park_lane_of: std::collections::HashMap::new(),
+            park_nodes: Vec::new(),
+            park_free: NO_NODE,
             now: SimTime::ZERO,
             seq: 0,
             cur_seq: 0,
@@ -616,6 +630,7 @@ impl Scheduler {
     /// `n_feeders` links (pass FIFOs `0..n_feeders`).
     pub fn enable_folds(&mut self, n_links: usize, n_feeders: usize) {
         self.fold_resume = vec![0; n_links];
+        crate::sim::advise_huge_pages(&self.fold_resume);
         self.pass_fifos = (0..n_feeders).map(|_| PassFifo::default()).collect();
     }
 
@@ -905,8 +920,8 @@ impl Scheduler {
     pub fn pending(&self) -> usize {
         let lanes: usize = self.lanes.iter().map(|l| l.q.len()).sum();
         let heads = self.lanes.iter().filter(|l| !l.q.is_empty()).count();
-        let parked: usize = self.park_lanes.iter().map(|l| l.q.len()).sum();
-        let park_heads = self.park_lanes.iter().filter(|l| !l.q.is_empty()).count();
+        let parked: usize = self.park_lanes.iter().map(|l| l.len as usize).sum();
+        let park_heads = self.park_lanes.iter().filter(|l| l.len > 0).count();
         let passes: usize = self.pass_fifos.iter().map(|f| f.len()).sum();
         let far = self.far.as_ref().map_or(0, |f| f.len);
         self.heap.0.len() + self.theap.0.len() + far - heads - park_heads + lanes + parked + passes
@@ -957,7 +972,12 @@ impl Scheduler {
 
     fn new_timer_slot(&mut self, agent: u32, timer: u8) -> u32 {
         assert!(self.timers.len() < NO_SLOT as usize, "too many timers (at most 2^30 - 1)");
+        let cap = self.timers.capacity();
         grow_by_eighth(&mut self.timers, 64);
+        if self.timers.capacity() != cap && self.far.is_some() {
+            // A large run: back the new room with huge pages.
+            crate::sim::advise_huge_pages(&self.timers);
+        }
         self.timers.push(TimerSlot {
             due: 0,
             due_seq: 0,
@@ -968,8 +988,8 @@ impl Scheduler {
             queued_time: 0,
             queued_sk: 0,
             parked: false,
-            in_lane: false,
             in_far: false,
+            node: NO_NODE,
         });
         (self.timers.len() - 1) as u32
     }
@@ -988,8 +1008,11 @@ impl Scheduler {
         s.timer = timer;
         // A parked timer re-armed: its park-lane entry goes stale (`queued` is false
         // while parked, so an entry is queued below).
+        if s.node != NO_NODE {
+            self.park_nodes[s.node as usize].slot |= NODE_DEAD;
+            s.node = NO_NODE;
+        }
         s.parked = false;
-        s.in_lane = false;
         // Keep the queued entry if it pops no later than the new due key: it will be
         // moved to the due key when it pops. Otherwise queue a new, earlier entry.
         if !s.queued || (s.queued_time, s.queued_sk) > (at.0, sk) {
@@ -1015,36 +1038,60 @@ impl Scheduler {
         s.gen = gen;
         s.agent = agent;
         s.timer = timer;
-        // A queued timer-heap entry of the slot is now stale (dropped when it pops).
+        // A queued timer-heap entry of the slot is now stale (dropped when it pops), and
+        // so is its entry in a park lane if it has one (parked again).
         s.queued = false;
+        let old = s.node;
         s.parked = true;
-        s.in_lane = true;
+        if old != NO_NODE {
+            self.park_nodes[old as usize].slot |= NODE_DEAD;
+        }
         let lane = match self.park_lane_of.get(&period) {
             Some(&l) => l,
             None => {
-                self.park_lanes.push(ParkLane { period, q: std::collections::VecDeque::new() });
+                self.park_lanes.push(ParkLane { period, head: NO_NODE, tail: NO_NODE, len: 0 });
                 let l = (self.park_lanes.len() - 1) as u32;
                 self.park_lane_of.insert(period, l);
                 l
             }
         };
-        self.park_push(lane, Parked { time: at.0, seq, slot });
+        let node = self.park_push(lane, ParkNode { time: at.0, seq, slot, next: NO_NODE });
+        self.timers[slot as usize].node = node;
     }
 
-    /// Append `e` to park lane `lane`; the lane's first entry puts the lane in the
-    /// timer heap. Entries are appended at `clock + period` with a fresh sequence
-    /// number, so a lane stays sorted (checked).
+    /// Append node `e` to park lane `lane` and return its index; the lane's first entry
+    /// puts the lane in the timer heap. Entries are appended at `clock + period` with a
+    /// fresh sequence number, so a lane stays sorted (checked).
     #[inline]
-    fn park_push(&mut self, lane: u32, e: Parked) {
+    fn park_push(&mut self, lane: u32, e: ParkNode) -> u32 {
+        let n = if self.park_free != NO_NODE {
+            let n = self.park_free;
+            self.park_free = self.park_nodes[n as usize].next;
+            self.park_nodes[n as usize] = e;
+            n
+        } else {
+            assert!(self.park_nodes.len() < NO_NODE as usize, "too many parked timers");
+            // With 10^5 idle connections the park lanes hold one node each: an eighth
+            // more when full, not doubling.
+            grow_by_eighth(&mut self.park_nodes, 64);
+            self.park_nodes.push(e);
+            (self.park_nodes.len() - 1) as u32
+        };
         let l = &mut self.park_lanes[lane as usize];
-        if let Some(b) = l.q.back() {
+        if l.len == 0 {
+            l.head = n;
+        } else {
+            let b = &mut self.park_nodes[l.tail as usize];
             assert!((b.time, b.seq) < (e.time, e.seq), "park lane out of order");
+            b.next = n;
         }
-        l.push_back(e);
-        if l.q.len() == 1 {
+        l.tail = n;
+        l.len += 1;
+        if l.len == 1 {
             self.theap.push(Entry { time: e.time, sk: e.seq << KIND_BITS | K_PARKED, a: lane, b: 0 });
             self.sync_aux();
         }
+        n
     }
 
     /// The head of a park lane reached the top of the timer heap (`top`): drop it if
@@ -1053,43 +1100,53 @@ impl Scheduler {
     #[inline(never)]
     fn pop_parked<const PREFETCH: bool>(&mut self, top: Entry) -> Option<Event> {
         let lane = top.a;
-        let l = &mut self.park_lanes[lane as usize];
+        let Scheduler { park_lanes, park_nodes, .. } = self;
+        let l = &mut park_lanes[lane as usize];
         let period = l.period;
-        let e = l.q.pop_front().expect("a park lane in the timer heap is non-empty");
-        debug_assert!(e.time == top.time && e.seq == top.seq());
-        // The lane's next entry is re-armed about one re-arm of every other lane from
-        // now: in a large run, its timer slot (a cache miss with 10^5 connections) is
-        // hinted now.
-        if PREFETCH {
-            if let Some(n) = l.q.front() {
-                crate::prefetch::elem(&self.timers, n.slot as usize);
-            }
-        }
-        let s = &mut self.timers[e.slot as usize];
+        let h = l.head;
+        let e = park_nodes[h as usize];
+        debug_assert!(l.len > 0 && e.time == top.time && e.seq == top.seq());
         let mut ev = None;
-        if s.in_lane && s.due == e.time && s.due_seq == e.seq {
-            if s.parked {
-                // The firing the handler would have re-armed from: the same sequence
-                // number it would have taken, the same due time.
-                self.seq += 1;
-                assert!(self.seq < 1 << (64 - KIND_BITS), "sequence number overflow");
-                s.due = e.time + period;
-                s.due_seq = self.seq;
-                self.parked_rearms += 1;
-                let n = Parked { time: s.due, seq: s.due_seq, slot: e.slot };
-                let l = &mut self.park_lanes[lane as usize];
-                if let Some(b) = l.q.back() {
-                    assert!((b.time, b.seq) < (n.time, n.seq), "park lane out of order");
-                }
-                l.push_back(n);
-            } else {
-                s.in_lane = false;
+        if e.slot & (NODE_DEAD | NODE_WOKEN) == 0 {
+            // Still parked: the firing the handler would have re-armed from, with the
+            // same sequence number it would have taken and the same due time. The node
+            // is updated in place and moved to the lane's tail.
+            self.seq += 1;
+            assert!(self.seq < 1 << (64 - KIND_BITS), "sequence number overflow");
+            let n = ParkNode { time: e.time + period, seq: self.seq, slot: e.slot, next: NO_NODE };
+            self.parked_rearms += 1;
+            if l.len > 1 {
+                let b = &mut park_nodes[l.tail as usize];
+                assert!((b.time, b.seq) < (n.time, n.seq), "park lane out of order");
+                b.next = h;
+                l.head = e.next;
+                l.tail = h;
+            }
+            park_nodes[h as usize] = n;
+        } else {
+            if e.slot & NODE_DEAD == 0 {
+                // Unparked: this firing is delivered.
+                let s = &mut self.timers[(e.slot & SLOT_MASK) as usize];
+                debug_assert!(s.node == h && s.due == e.time && s.due_seq == e.seq);
+                s.node = NO_NODE;
                 ev = Some(Event::Timer { agent: s.agent, timer: s.timer, gen: s.gen });
             }
+            l.head = e.next;
+            l.len -= 1;
+            park_nodes[h as usize].next = self.park_free;
+            self.park_free = h;
         }
-        match self.park_lanes[lane as usize].q.front() {
-            Some(n) => self.theap.replace_top(Entry { time: n.time, sk: n.seq << KIND_BITS | K_PARKED, a: lane, b: 0 }),
-            None => self.theap.remove_top(),
+        let l = &self.park_lanes[lane as usize];
+        if l.len > 0 {
+            let n = self.park_nodes[l.head as usize];
+            // The lane's node after the new head, re-armed about one re-arm of every
+            // other lane from now (large runs).
+            if PREFETCH {
+                crate::prefetch::elem(&self.park_nodes, n.next as usize);
+            }
+            self.theap.replace_top(Entry { time: n.time, sk: n.seq << KIND_BITS | K_PARKED, a: lane, b: 0 });
+        } else {
+            self.theap.remove_top();
         }
         ev
     }
@@ -1222,7 +1279,17 @@ impl Scheduler {
 
     /// Timer slot `slot` is no longer parked: its next firing is delivered.
     fn unpark_timer(&mut self, slot: u32) {
-        self.timers[slot as usize].parked = false;
+        let s = &mut self.timers[slot as usize];
+        s.parked = false;
+        if s.node != NO_NODE {
+            // The node has the key the re-arms reached: the slot takes it, and the node
+            // is delivered when it pops.
+            let n = &mut self.park_nodes[s.node as usize];
+            debug_assert!(n.slot & (NODE_DEAD | NODE_WOKEN) == 0);
+            n.slot |= NODE_WOKEN;
+            s.due = n.time;
+            s.due_seq = n.seq;
+        }
     }
 }
 

@@ -278,7 +278,9 @@ impl Network {
             }
         }
         let fed = |l: u32| (l as usize) < n && (feeder[l as usize] as usize) < n;
-        let mut fold = vec![FoldLink { feeder: NO_LINK, fifo: 0, unfolded_tx: SimTime::ZERO }; n];
+        let mut fold = Vec::with_capacity(n);
+        crate::sim::advise_huge_pages(&fold);
+        fold.resize(n, FoldLink { feeder: NO_LINK, fifo: 0, unfolded_tx: SimTime::ZERO });
         let mut fifo = vec![u32::MAX; n];
         let mut feeders = 0;
         for l in 0..n as u32 {

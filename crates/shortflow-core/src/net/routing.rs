@@ -115,6 +115,7 @@ impl Routes {
         };
         // Leaves: one outgoing link, every incoming link from that link's far end.
         let mut nodes = Vec::with_capacity(n);
+        crate::sim::advise_huge_pages(&nodes);
         let mut rows = 0u32;
         for u in 0..n {
             let leaf = match &out_links[out_start[u] as usize..out_start[u + 1] as usize] {
@@ -140,7 +141,9 @@ impl Routes {
             core_in.extend(incoming(u).filter(|&(s, _)| nodes[s as usize].row != NONE));
             core_in_start.push(core_in.len() as u32);
         }
-        let mut core = vec![NONE; rows as usize * n];
+        let mut core = Vec::with_capacity(rows as usize * n);
+        crate::sim::advise_huge_pages(&core);
+        core.resize(rows as usize * n, NONE);
         // Visited marks stamped with the destination, so nothing is reset per search.
         let mut seen = vec![NONE; n];
         let mut q: VecDeque<u32> = VecDeque::new();

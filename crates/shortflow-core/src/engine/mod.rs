@@ -1208,12 +1208,7 @@ impl Scheduler {
     #[cfg(test)]
     pub(crate) fn disable_far_timers(&mut self) {
         if let Some(mut f) = self.far.take() {
-            let Scheduler { theap, timers, .. } = self;
-            f.drain_all(|slot| {
-                if let Some(e) = far_live(&mut timers[slot as usize], slot, None) {
-                    theap.push(e);
-                }
-            });
+            drain_far(&mut f, &mut self.timers, &mut self.theap);
             self.horizon = u64::MAX;
             self.sync_aux();
         }
@@ -1267,11 +1262,7 @@ impl Scheduler {
             *horizon = f.horizon();
             if *horizon == u64::MAX {
                 // The next bucket would end past the end of time: the heap takes all.
-                f.drain_all(|slot| {
-                    if let Some(e) = far_live(&mut timers[slot as usize], slot, None) {
-                        theap.push(e);
-                    }
-                });
+                drain_far(f, timers, theap);
                 *far = None;
             }
         }
@@ -1305,6 +1296,16 @@ fn far_live(s: &mut TimerSlot, slot: u32, bucket: Option<(u64, u32)>) -> Option<
     }
     s.in_far = false;
     Some(Entry { time: s.queued_time, sk: s.queued_sk, a: slot, b: 0 })
+}
+
+/// Empty the far timers into the timer heap: every slot's live entry waiting there
+/// (`far_live`; the stale indices are dropped). When the far timers are switched off.
+fn drain_far(f: &mut far::FarTimers, timers: &mut [TimerSlot], theap: &mut Heap) {
+    f.drain_all(|slot| {
+        if let Some(e) = far_live(&mut timers[slot as usize], slot, None) {
+            theap.push(e);
+        }
+    });
 }
 
 /// A binary min-heap of entries on `Entry::key()`.

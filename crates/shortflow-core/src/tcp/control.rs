@@ -154,7 +154,7 @@ impl ControlBlock {
     /// Does this block run a TCP session?
     #[inline]
     pub(crate) fn has_session(&self) -> bool {
-        self.rare.as_deref().is_some_and(|r| r.session.is_some())
+        self.session().is_some()
     }
 
     #[inline]

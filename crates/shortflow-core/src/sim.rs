@@ -82,6 +82,25 @@ pub struct Simulation {
     /// Prefetch what the next events will touch (`prefetch_ahead`): on for runs whose
     /// per-connection state is larger than the caches (`PREFETCH_MIN_CONNS`).
     prefetch: bool,
+    /// Where the timer pipeline of `prefetch_timers` stands.
+    timer_pf: TimerAhead,
+}
+
+/// The pipeline of `Simulation::prefetch_timers`: the timer slot it follows (the next
+/// timer likely to fire) and how far the lines its firing reads have been hinted.
+#[derive(Clone, Copy, Debug)]
+struct TimerAhead {
+    slot: u32,
+    /// 1: the slot hinted; 2: its agent's entry; 3: the connection or sink; 4: the
+    /// connection's control block, timer slot and first link.
+    stage: u8,
+    agent: u32,
+}
+
+impl Default for TimerAhead {
+    fn default() -> Self {
+        TimerAhead { slot: u32::MAX, stage: 0, agent: 0 }
+    }
 }
 
 /// TCP connections from which a run prefetches (`Simulation::prefetch_ahead`): with
@@ -341,6 +360,7 @@ impl Simulation {
             stop,
             drained_to: None,
             prefetch: false,
+            timer_pf: TimerAhead::default(),
         }
         .with_prefetch())
     }
@@ -443,21 +463,62 @@ impl Simulation {
     /// (`crate::prefetch`): after an arrival popped from a lane, the arrivals behind it
     /// in that lane (`prefetch_lane`); at a transmission-done, the packets behind the
     /// head of that link's queue (`prefetch_queue`). Out of line: it runs only in large
-    /// runs, and keeps the loop's code as it is for the others. Reads, never writes.
+    /// runs, and keeps the loop's code as it is for the others. Reads, and writes nothing but
+    /// its own pipeline's state (`timer_pf`).
     #[inline(never)]
-    fn prefetch_ahead(&self, ev: Event, lane: u32) {
+    fn prefetch_ahead(&mut self, ev: Event, lane: u32) {
         match ev {
             Event::Arrive { .. } => self.prefetch_lane(lane),
             Event::TxDone { link } => self.prefetch_queue(link),
             _ => {}
         }
+        self.prefetch_timers();
+    }
+
+    /// The lines the next timer firing reads, one stage per event (each stage reads what
+    /// the one before hinted): the slot of the earliest timer among the timer heap's top
+    /// entries (`Scheduler::timer_ahead`), then its agent's entry, then the connection
+    /// or sink, then the connection's control block, timer slot and first link (what a
+    /// retransmission timeout or a parking reads and writes). A firing whose lines were
+    /// evicted since costs what it did without hints; a timer re-armed before it fires
+    /// costs a wasted hint.
+    #[inline(always)]
+    fn prefetch_timers(&mut self) {
+        let Some(slot) = self.sched.timer_ahead() else { return };
+        let t = &mut self.timer_pf;
+        if slot != t.slot {
+            *t = TimerAhead { slot, stage: 1, agent: 0 };
+            self.sched.prefetch_slot(slot);
+            return;
+        }
+        match t.stage {
+            1 => {
+                if let Some(a) = self.sched.slot_agent(slot) {
+                    t.agent = a;
+                    crate::prefetch::elem(&self.agents, a as usize);
+                }
+            }
+            2 => match self.agents.get(t.agent as usize) {
+                Some(&AgentRef::Sender(i)) => self.senders.prefetch_conn(i),
+                Some(&AgentRef::Sink(i)) => crate::prefetch::elem(&self.sinks, i as usize),
+                _ => {}
+            },
+            3 => {
+                if let Some(&AgentRef::Sender(i)) = self.agents.get(t.agent as usize) {
+                    self.senders.prefetch_block(i, &self.sched, &self.net);
+                }
+            }
+            _ => return,
+        }
+        t.stage += 1;
     }
 
     /// The arrivals behind the one popped last in its lane (`Scheduler::lane_ahead`):
     /// a pipeline over the distances `PF_LANE`, each stage reading what the stage before
     /// hinted a few arrivals earlier. An arrival reads its link and packet, then either
-    /// the agent it is delivered to (a sender's connection, then its control block and
-    /// timer slot; a sink) or the route entry of the node forwarding it, then the next
+    /// the agent it is delivered to (a sender's connection, then its control block, timer
+    /// slot and first link; a sink, then its first link, which its ack is sent on) or the
+    /// route entry of the node forwarding it, then the next
     /// link's fold state and the route entry of that link's far end (which a folded hop
     /// after it reads, `try_fold`).
     #[inline(always)]
@@ -479,11 +540,15 @@ impl Simulation {
         }
         if let Some(h) = s.lane_ahead(lane, PF_LANE[2]).and_then(|(l, p)| net.peek_hop(l, p)) {
             match h {
-                Hop::Deliver(a) => {
-                    if let Some(&AgentRef::Sender(i)) = self.agents.get(a as usize) {
-                        self.senders.prefetch_block(i, s);
+                Hop::Deliver(a) => match self.agents.get(a as usize) {
+                    Some(&AgentRef::Sender(i)) => self.senders.prefetch_block(i, s, net),
+                    Some(&AgentRef::Sink(i)) => {
+                        if let Some(k) = self.sinks.get(i as usize) {
+                            net.prefetch_link(k.first_link);
+                        }
                     }
-                }
+                    _ => {}
+                },
                 Hop::Forward { node, dst } => {
                     if let Some(n2) = net.prefetch_forward(node, dst) {
                         if n2 != dst {

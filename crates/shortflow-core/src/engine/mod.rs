@@ -873,6 +873,34 @@ impl Scheduler {
         l.q.get(d).map(|e| (e.a, e.b))
     }
 
+    /// The slot of the earliest timer-slot entry among the timer heap's top and its two
+    /// children (the timer likely to fire next, when it is a slot's and not a park
+    /// lane's), for prefetching (`Simulation::prefetch_timers`). Reads nothing but the
+    /// heap's first entries.
+    #[inline(always)]
+    pub fn timer_ahead(&self) -> Option<u32> {
+        let mut best: Option<&Entry> = None;
+        for e in self.theap.0.iter().take(3) {
+            if e.sk & KIND_MASK == K_TIMER && best.is_none_or(|b| e.key() < b.key()) {
+                best = Some(e);
+            }
+        }
+        best.map(|e| e.a)
+    }
+
+    /// Hint timer slot `slot`'s line, if it exists.
+    #[inline(always)]
+    pub fn prefetch_slot(&self, slot: u32) {
+        crate::prefetch::elem(&self.timers, slot as usize);
+    }
+
+    /// The agent owning timer slot `slot` (reads the slot: call it after
+    /// [`Scheduler::prefetch_slot`]), if the slot exists.
+    #[inline(always)]
+    pub fn slot_agent(&self, slot: u32) -> Option<u32> {
+        self.timers.get(slot as usize).map(|s| s.agent)
+    }
+
     /// Hint timer `t`'s slot (`crate::prefetch`), if it has one.
     #[inline(always)]
     pub fn prefetch_timer(&self, t: &Timer) {

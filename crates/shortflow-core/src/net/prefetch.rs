@@ -35,6 +35,13 @@ impl Network {
         Some(if p.dst == node { Hop::Deliver(p.dst_agent) } else { Hop::Forward { node, dst: p.dst } })
     }
 
+    /// Hint link `l` (an agent's first link, which its next send arrives on), if it
+    /// exists (`NO_LINK` does not).
+    #[inline(always)]
+    pub fn prefetch_link(&self, l: u32) {
+        prefetch::elem(&self.links, l as usize);
+    }
+
     /// Hint the route entry `node` reads to forward towards `dst`.
     #[inline(always)]
     pub fn prefetch_route(&self, node: u32, dst: u32) {

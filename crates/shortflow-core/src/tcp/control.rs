@@ -516,13 +516,15 @@ impl TcpSenders {
         crate::prefetch::elem(&self.conns, i as usize);
     }
 
-    /// Hint the control block and the retransmission timer's slot of connection `i`
-    /// (reads the connection: call it after [`TcpSenders::prefetch_conn`]).
+    /// Hint the control block, the retransmission timer's slot and the first link of
+    /// connection `i` (the link its `output` sends the segments an ack releases on;
+    /// reads the connection: call it after [`TcpSenders::prefetch_conn`]).
     #[inline(always)]
-    pub fn prefetch_block(&self, i: u32, sched: &crate::engine::Scheduler) {
+    pub fn prefetch_block(&self, i: u32, sched: &crate::engine::Scheduler, net: &crate::net::Network) {
         if let Some(c) = self.conns.get(i as usize) {
             crate::prefetch::elem(&self.cbs, c.cb as usize);
             sched.prefetch_timer(c.rtx_timer());
+            net.prefetch_link(c.first_link);
         }
     }
 

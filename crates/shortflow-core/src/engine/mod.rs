@@ -60,8 +60,10 @@
 //!    sequence numbers of every other event, are the ones the delivered firings gave.
 //!    Re-arms of one period happen in pop order at `clock + period` with increasing
 //!    sequence numbers, so they are sorted: parked timers of one period form a FIFO
-//!    (a *park lane*), only its head in the timer heap, and a re-arm costs a lane step
-//!    instead of an event. A lane is a linked list of nodes ([`ParkNode`]) that hold
+//!    (a *park lane*), only its head in a small heap of the lanes' heads (`pheap`, apart
+//!    from the timer heap, so that the timer heap's minimum is the next timer to
+//!    fire: the prefetcher follows it, and a re-arm sifts among the lanes' heads only),
+//!    and a re-arm costs a lane step instead of an event. A lane is a linked list of nodes ([`ParkNode`]) that hold
 //!    the parked timers' keys: a re-arm updates the head node in place and links it
 //!    behind the tail, touching neither the timer slot nor anything but the lane's
 //!    nodes (allocated in park order, so a lane is walked mostly in memory order). The
@@ -156,7 +158,7 @@ const K_APP: u64 = 3; // a = app, b = token
 const K_LANE: u64 = 4; // a = link, b = pkt of the lane's head, lane in bits 4..12 of `sk`
 const K_RAWTIMER: u64 = 5; // a = agent, b = gen, timer id in bits 4..12 of `sk`
 const K_ELEM: u64 = 6; // a = element, b = token
-const K_PARKED: u64 = 7; // timer heap only: a = park lane, keyed by the lane's oldest entry
+const K_PARKED: u64 = 7; // park heads heap only: a = park lane, keyed by the lane's oldest entry
 const K_MUX: u64 = 8; // the UDP multiplexer's armed source event (`Scheduler::mux_arm`): a = app
 
 /// `Link::resume_seq` of a transmission a folded hop started: its resume number is
@@ -408,6 +410,9 @@ pub struct Scheduler {
     /// Entries of `Timer` slots, kept apart (see the module docs); with `far`, only
     /// those due before `horizon`.
     theap: Heap,
+    /// The park lanes' heads (`K_PARKED`; module docs, 4.): the timers' side of `pop`
+    /// takes the smaller of its minimum and the timer heap's.
+    pheap: Heap,
     /// Large runs: timer entries due at or after `horizon` wait in buckets (module
     /// docs, 7.); `horizon` is `u64::MAX` without (every entry in `theap`).
     far: Option<Box<far::FarTimers>>,
@@ -486,6 +491,7 @@ impl Scheduler {
         vec![
             ("main heap", self.heap.0.capacity() * size_of::<Entry>()),
             ("timer heap", self.theap.0.capacity() * size_of::<Entry>()),
+            ("park heads heap", self.pheap.0.capacity() * size_of::<Entry>()),
             ("pass heap", self.pass_heap.0.capacity() * size_of::<Entry>()),
             (
                 "park lanes",
@@ -508,6 +514,7 @@ impl Scheduler {
         Scheduler {
             heap: Heap(Vec::with_capacity(256)),
             theap: Heap(Vec::with_capacity(64)),
+            pheap: Heap::default(),
             far: None,
             horizon: u64::MAX,
             lanes: (0..LANE_TAB)
@@ -825,11 +832,13 @@ impl Scheduler {
                 self.run_pass();
                 continue;
             }
-            let top = self.theap.0[0];
+            // The timers' minimum (`next_timer`) is a park lane's head or a slot's entry.
+            let parked = self.pheap.top().is_some_and(|p| p.key() == self.next_timer);
+            let top = if parked { self.pheap.0[0] } else { self.theap.0[0] };
             if top.time > until.0 {
                 return None;
             }
-            let ev = if top.sk & KIND_MASK == K_PARKED {
+            let ev = if parked {
                 let ev = self.pop_parked::<TRACK_LANE>(top);
                 self.sync_aux();
                 match ev {
@@ -873,19 +882,12 @@ impl Scheduler {
         l.q.get(d).map(|e| (e.a, e.b))
     }
 
-    /// The slot of the earliest timer-slot entry among the timer heap's top and its two
-    /// children (the timer likely to fire next, when it is a slot's and not a park
-    /// lane's), for prefetching (`Simulation::prefetch_timers`). Reads nothing but the
-    /// heap's first entries.
+    /// The slot of the timer heap's minimum (the next timer slot due, unless it is
+    /// re-armed first), for prefetching (`Simulation::prefetch_timers`). Reads nothing but
+    /// the heap's root.
     #[inline(always)]
     pub fn timer_ahead(&self) -> Option<u32> {
-        let mut best: Option<&Entry> = None;
-        for e in self.theap.0.iter().take(3) {
-            if e.sk & KIND_MASK == K_TIMER && best.is_none_or(|b| e.key() < b.key()) {
-                best = Some(e);
-            }
-        }
-        best.map(|e| e.a)
+        self.theap.top().map(|e| e.a)
     }
 
     /// Hint timer slot `slot`'s line, if it exists.
@@ -919,13 +921,13 @@ impl Scheduler {
     /// `next_timer` and `next_aux` after the timer heap changed.
     #[inline(always)]
     fn sync_aux(&mut self) {
-        self.next_timer = match self.theap.top() {
-            Some(e) if e.time < self.horizon => e.key(),
-            _ if self.horizon != u64::MAX => {
-                self.open_far();
-                self.theap.top().map_or(u128::MAX, Entry::key)
-            }
-            top => top.map_or(u128::MAX, Entry::key),
+        let parked = self.pheap.top().map_or(u128::MAX, Entry::key);
+        let next = self.theap.top().map_or(u128::MAX, Entry::key).min(parked);
+        self.next_timer = if (next >> 64) as u64 >= self.horizon && self.horizon != u64::MAX {
+            self.open_far();
+            self.theap.top().map_or(u128::MAX, Entry::key).min(parked)
+        } else {
+            next
         };
         self.sync_pass();
     }
@@ -952,7 +954,7 @@ impl Scheduler {
         let park_heads = self.park_lanes.iter().filter(|l| l.len > 0).count();
         let passes: usize = self.pass_fifos.iter().map(|f| f.len()).sum();
         let far = self.far.as_ref().map_or(0, |f| f.len);
-        self.heap.0.len() + self.theap.0.len() + far - heads - park_heads + lanes + parked + passes
+        self.heap.0.len() + self.theap.0.len() + self.pheap.0.len() + far - heads - park_heads + lanes + parked + passes
     }
 
     // ------------------------------------------------------------------
@@ -1116,13 +1118,13 @@ impl Scheduler {
         l.tail = n;
         l.len += 1;
         if l.len == 1 {
-            self.theap.push(Entry { time: e.time, sk: e.seq << KIND_BITS | K_PARKED, a: lane, b: 0 });
+            self.pheap.push(Entry { time: e.time, sk: e.seq << KIND_BITS | K_PARKED, a: lane, b: 0 });
             self.sync_aux();
         }
         n
     }
 
-    /// The head of a park lane reached the top of the timer heap (`top`): drop it if
+    /// The head of a park lane is the next timer (`top`, the park heads heap's top): drop it if
     /// stale, re-arm it if its timer is still parked (a firing that changes nothing,
     /// not delivered), or deliver it if the timer was unparked.
     #[inline(never)]
@@ -1172,9 +1174,9 @@ impl Scheduler {
             if PREFETCH {
                 crate::prefetch::elem(&self.park_nodes, n.next as usize);
             }
-            self.theap.replace_top(Entry { time: n.time, sk: n.seq << KIND_BITS | K_PARKED, a: lane, b: 0 });
+            self.pheap.replace_top(Entry { time: n.time, sk: n.seq << KIND_BITS | K_PARKED, a: lane, b: 0 });
         } else {
-            self.theap.remove_top();
+            self.pheap.remove_top();
         }
         ev
     }
@@ -1242,9 +1244,9 @@ impl Scheduler {
         }
     }
 
-    /// The timer heap's minimum is not before the horizon (or the heap is empty), with
-    /// far entries waiting (`sync_aux`): open the horizon's buckets until it is (or
-    /// none is left). An opened
+    /// The timers' minimum (the timer heap's and the park lanes' heads') is not before
+    /// the horizon (or there is none), with far entries waiting (`sync_aux`): open the
+    /// horizon's buckets until it is (or none is left). An opened
     /// bucket's entries go into the heap, except those the pop loop would only drop or
     /// move when they reach the heap's top: a stale entry (its slot re-armed earlier,
     /// or parked, since) is dropped, and the entry of a timer pushed back since it was
@@ -1259,8 +1261,11 @@ impl Scheduler {
         // use (here: about once per far bucket, never on the hot path).
         self.heap.trim();
         self.theap.trim();
+        // A park lane's head before the horizon stops the opening as a timer entry does
+        // (the next timer is then before the horizon).
+        let parked = self.pheap.top().map_or(u64::MAX, |e| e.time);
         let Scheduler { far, theap, timers, horizon, .. } = self;
-        while theap.top().is_none_or(|e| e.time >= *horizon) {
+        while theap.top().is_none_or(|e| e.time >= *horizon) && parked >= *horizon {
             let Some(f) = far.as_mut() else { return };
             if f.len == 0 {
                 return;

@@ -417,6 +417,11 @@ pub struct Scheduler {
     /// docs, 7.); `horizon` is `u64::MAX` without (every entry in `theap`).
     far: Option<Box<far::FarTimers>>,
     horizon: u64,
+    /// The timer slots the latest opening of far buckets moved into the timer heap, in
+    /// the order moved, and the number of that opening: the timers due within about a
+    /// bucket's width, for prefetching ([`Scheduler::opened_timers`]).
+    opened: Vec<u32>,
+    opened_gen: u32,
     /// FIFOs of arrivals (see the module docs).
     /// Direct-mapped: an arrival `delta` ahead goes to lane `lane_slot(delta)` (if that
     /// lane is idle or holds the same offset). Indexing the lanes by the hash directly
@@ -491,6 +496,7 @@ impl Scheduler {
         vec![
             ("main heap", self.heap.0.capacity() * size_of::<Entry>()),
             ("timer heap", self.theap.0.capacity() * size_of::<Entry>()),
+            ("far timers: last opened", self.opened.capacity() * size_of::<u32>()),
             ("park heads heap", self.pheap.0.capacity() * size_of::<Entry>()),
             ("pass heap", self.pass_heap.0.capacity() * size_of::<Entry>()),
             (
@@ -516,6 +522,8 @@ impl Scheduler {
             theap: Heap(Vec::with_capacity(64)),
             pheap: Heap::default(),
             far: None,
+            opened: Vec::new(),
+            opened_gen: 0,
             horizon: u64::MAX,
             lanes: (0..LANE_TAB)
                 .map(|_| Lane::new())
@@ -888,6 +896,15 @@ impl Scheduler {
     #[inline(always)]
     pub fn timer_ahead(&self) -> Option<u32> {
         self.theap.top().map(|e| e.a)
+    }
+
+    /// The timer slots the latest opening of far buckets moved into the timer heap (due
+    /// within about a bucket's width from then), in the order moved, with a number that
+    /// changes at each opening: for prefetching (`Simulation::prefetch_timers`). Their
+    /// slots were read when they were moved.
+    #[inline(always)]
+    pub fn opened_timers(&self) -> (u32, &[u32]) {
+        (self.opened_gen, &self.opened)
     }
 
     /// Hint timer slot `slot`'s line, if it exists.
@@ -1264,7 +1281,9 @@ impl Scheduler {
         // A park lane's head before the horizon stops the opening as a timer entry does
         // (the next timer is then before the horizon).
         let parked = self.pheap.top().map_or(u64::MAX, |e| e.time);
-        let Scheduler { far, theap, timers, horizon, .. } = self;
+        self.opened.clear();
+        self.opened_gen = self.opened_gen.wrapping_add(1);
+        let Scheduler { far, theap, timers, horizon, opened, .. } = self;
         while theap.top().is_none_or(|e| e.time >= *horizon) && parked >= *horizon {
             let Some(f) = far.as_mut() else { return };
             if f.len == 0 {
@@ -1283,12 +1302,16 @@ impl Scheduler {
                         Queued::Moved(n) => {
                             if n.time < h || h == u64::MAX {
                                 theap.push(n);
+                                opened.push(slot);
                             } else {
                                 s.in_far = true;
                                 f.push(n.time, slot);
                             }
                         }
-                        Queued::Due => theap.push(e),
+                        Queued::Due => {
+                            theap.push(e);
+                            opened.push(slot);
+                        }
                     }
                 }
             });

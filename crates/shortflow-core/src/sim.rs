@@ -479,77 +479,99 @@ impl Simulation {
         self.prefetch_timers();
     }
 
-    /// The lines the next timer firing reads, one stage per event (each stage reads what
-    /// the one before hinted): the slot of the earliest timer among the timer heap's top
-    /// entries (`Scheduler::timer_ahead`), then its agent's entry, then the connection
-    /// or sink, then the connection's control block, timer slot and first link (what a
-    /// retransmission timeout or a parking reads and writes). A firing whose lines were
-    /// evicted since costs what it did without hints; a timer re-armed before it fires
-    /// costs a wasted hint.
+    /// The lines the next timer firings read: the timers the latest opening of far
+    /// buckets released (`prefetch_opened`), and the timer heap's minimum
+    /// (`Scheduler::timer_ahead`), one stage per event (each stage reads what the one
+    /// before hinted): its slot, then its agent's entry, then the agent's state
+    /// (`prefetch_agent`), then its block and first link (`prefetch_agent_links`: what a
+    /// retransmission timeout, a parking or a delayed ack reads and writes). A firing
+    /// whose lines were evicted since costs what it did without hints; a timer re-armed
+    /// before it fires costs a wasted hint.
     #[inline(always)]
     fn prefetch_timers(&mut self) {
         self.prefetch_opened();
         let Some(slot) = self.sched.timer_ahead() else { return };
-        let t = &mut self.timer_pf;
+        let mut t = self.timer_pf;
         if slot != t.slot {
             t.slot = slot;
             t.stage = 1;
             self.sched.prefetch_slot(slot);
-            return;
-        }
-        match t.stage {
-            1 => {
-                if let Some(a) = self.sched.slot_agent(slot) {
-                    t.agent = a;
-                    crate::prefetch::elem(&self.agents, a as usize);
+        } else {
+            match t.stage {
+                1 => {
+                    if let Some(a) = self.sched.slot_agent(slot) {
+                        t.agent = a;
+                        crate::prefetch::elem(&self.agents, a as usize);
+                    }
                 }
+                2 => self.prefetch_agent(t.agent),
+                3 => self.prefetch_agent_links(t.agent),
+                _ => return,
             }
-            2 => match self.agents.get(t.agent as usize) {
-                Some(&AgentRef::Sender(i)) => self.senders.prefetch_conn(i),
-                Some(&AgentRef::Sink(i)) => crate::prefetch::elem(&self.sinks, i as usize),
-                _ => {}
-            },
-            3 => {
-                if let Some(&AgentRef::Sender(i)) = self.agents.get(t.agent as usize) {
-                    self.senders.prefetch_block(i, &self.sched, &self.net);
-                }
-            }
-            _ => return,
+            t.stage += 1;
         }
-        t.stage += 1;
+        self.timer_pf = t;
     }
 
     /// The timers the latest opening of far buckets moved into the timer heap
     /// (`Scheduler::opened_timers`: due within about a millisecond, a few hundred events
     /// at 10^5 connections), one more per event, in three stages a timer apart: the
     /// agent entry of the timer at the cursor (its slot was read when it was moved), the
-    /// connection or sink of the one before, the control block, timer slot and first
-    /// link of the one before that. A burst of firings due together is hinted ahead of
-    /// it, which the heap's root alone (above) cannot do.
+    /// agent's state for the one before (`prefetch_agent`), its block and first link for
+    /// the one before that (`prefetch_agent_links`). A burst of firings due together is
+    /// hinted ahead of it, which the heap's minimum alone cannot do.
     #[inline(always)]
     fn prefetch_opened(&mut self) {
-        let (gen, opened) = self.sched.opened_timers();
+        let (gen, n) = {
+            let (gen, opened) = self.sched.opened_timers();
+            (gen, opened.len())
+        };
         let t = &mut self.timer_pf;
         if gen != t.opened_gen {
             t.opened_gen = gen;
             t.opened_pos = 0;
         }
         let p = t.opened_pos as usize;
-        if p >= opened.len() + 2 {
+        if p >= n + 2 {
             return;
         }
         t.opened_pos += 1;
-        let agent = |k: usize| opened.get(k).and_then(|&slot| self.sched.slot_agent(slot));
+        let agent = |k: usize| self.sched.opened_timers().1.get(k).and_then(|&slot| self.sched.slot_agent(slot));
         if let Some(a) = agent(p) {
             crate::prefetch::elem(&self.agents, a as usize);
         }
-        match p.checked_sub(1).and_then(agent).and_then(|a| self.agents.get(a as usize)) {
+        if let Some(a) = p.checked_sub(1).and_then(agent) {
+            self.prefetch_agent(a);
+        }
+        if let Some(a) = p.checked_sub(2).and_then(agent) {
+            self.prefetch_agent_links(a);
+        }
+    }
+
+    /// Hint agent `a`'s state: a sender's connection, or a sink (reads the agent's
+    /// entry).
+    #[inline(always)]
+    fn prefetch_agent(&self, a: u32) {
+        match self.agents.get(a as usize) {
             Some(&AgentRef::Sender(i)) => self.senders.prefetch_conn(i),
             Some(&AgentRef::Sink(i)) => crate::prefetch::elem(&self.sinks, i as usize),
             _ => {}
         }
-        if let Some(&AgentRef::Sender(i)) = p.checked_sub(2).and_then(agent).and_then(|a| self.agents.get(a as usize)) {
-            self.senders.prefetch_block(i, &self.sched, &self.net);
+    }
+
+    /// Hint what agent `a` touches besides its state: a sender's control block, timer
+    /// slot and first link, a sink's first link, which its ack is sent on (reads the
+    /// state `prefetch_agent` hinted).
+    #[inline(always)]
+    fn prefetch_agent_links(&self, a: u32) {
+        match self.agents.get(a as usize) {
+            Some(&AgentRef::Sender(i)) => self.senders.prefetch_block(i, &self.sched, &self.net),
+            Some(&AgentRef::Sink(i)) => {
+                if let Some(k) = self.sinks.get(i as usize) {
+                    self.net.prefetch_link(k.first_link);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -570,25 +592,13 @@ impl Simulation {
         }
         if let Some(h) = s.lane_ahead(lane, PF_LANE[1]).and_then(|(l, p)| net.peek_hop(l, p)) {
             match h {
-                Hop::Deliver(a) => match self.agents.get(a as usize) {
-                    Some(&AgentRef::Sender(i)) => self.senders.prefetch_conn(i),
-                    Some(&AgentRef::Sink(i)) => crate::prefetch::elem(&self.sinks, i as usize),
-                    _ => {}
-                },
+                Hop::Deliver(a) => self.prefetch_agent(a),
                 Hop::Forward { node, dst } => net.prefetch_route(node, dst),
             }
         }
         if let Some(h) = s.lane_ahead(lane, PF_LANE[2]).and_then(|(l, p)| net.peek_hop(l, p)) {
             match h {
-                Hop::Deliver(a) => match self.agents.get(a as usize) {
-                    Some(&AgentRef::Sender(i)) => self.senders.prefetch_block(i, s, net),
-                    Some(&AgentRef::Sink(i)) => {
-                        if let Some(k) = self.sinks.get(i as usize) {
-                            net.prefetch_link(k.first_link);
-                        }
-                    }
-                    _ => {}
-                },
+                Hop::Deliver(a) => self.prefetch_agent_links(a),
                 Hop::Forward { node, dst } => {
                     if let Some(n2) = net.prefetch_forward(node, dst) {
                         if n2 != dst {

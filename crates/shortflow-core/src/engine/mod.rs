@@ -63,15 +63,15 @@
 //!    (a *park lane*), only its head in a small heap of the lanes' heads (`pheap`, apart
 //!    from the timer heap, so that the timer heap's minimum is the next timer to
 //!    fire: the prefetcher follows it, and a re-arm sifts among the lanes' heads only),
-//!    and a re-arm costs a lane step instead of an event. A lane is a linked list of nodes ([`ParkNode`]) that hold
-//!    the parked timers' keys: a re-arm updates the head node in place and links it
-//!    behind the tail, touching neither the timer slot nor anything but the lane's
-//!    nodes (allocated in park order, so a lane is walked mostly in memory order). The
-//!    slot marks its node when the entry goes stale (re-armed, parked again) or is to
-//!    be delivered (unparked: the slot takes the node's key then). Before the owner
-//!    changes any state the timer's firing depends on, it calls [`Timer::unpark`]: the
-//!    next firing, at the key the chain of re-arms has reached, is delivered again as an
-//!    ordinary timer event.
+//!    and a re-arm costs a lane step instead of an event. A lane is a linked list of
+//!    nodes ([`ParkNode`]) that hold the parked timers' keys: a re-arm updates the head
+//!    node in place and links it behind the tail, touching neither the timer slot nor
+//!    anything but the lane's nodes (allocated in park order, so a lane is walked
+//!    mostly in memory order). The slot marks its node when the entry goes stale
+//!    (re-armed, parked again) or is to be delivered (unparked: the slot takes the
+//!    node's key then). Before the owner changes any state the timer's firing depends
+//!    on, it calls [`Timer::unpark`]: the next firing, at the key the chain of re-arms
+//!    has reached, is delivered again as an ordinary timer event.
 //!
 //! 5. **The UDP multiplexer's entry** (`traffic::mux`: one entry for all UDP sources,
 //!    [`Scheduler::mux_arm`]). When it pops it is left at the main heap's root while
@@ -900,7 +900,7 @@ impl Scheduler {
 
     /// The timer slots the latest opening of far buckets moved into the timer heap (due
     /// within about a bucket's width from then), in the order moved, with a number that
-    /// changes at each opening: for prefetching (`Simulation::prefetch_timers`). Their
+    /// changes at each opening: for prefetching (`Simulation::prefetch_opened`). Their
     /// slots were read when they were moved.
     #[inline(always)]
     pub fn opened_timers(&self) -> (u32, &[u32]) {
@@ -1141,9 +1141,9 @@ impl Scheduler {
         n
     }
 
-    /// The head of a park lane is the next timer (`top`, the park heads heap's top): drop it if
-    /// stale, re-arm it if its timer is still parked (a firing that changes nothing,
-    /// not delivered), or deliver it if the timer was unparked.
+    /// The head of a park lane is the next timer (`top`, the park heads heap's top): drop
+    /// it if stale, re-arm it if its timer is still parked (a firing that changes
+    /// nothing, not delivered), or deliver it if the timer was unparked.
     #[inline(never)]
     fn pop_parked<const PREFETCH: bool>(&mut self, top: Entry) -> Option<Event> {
         let lane = top.a;

@@ -131,6 +131,13 @@ impl ControlBlock {
     pub fn linux_rtt(&self) -> Option<&LinuxRtt> {
         self.rare.as_deref().and_then(|r| r.linux_rtt.as_deref())
     }
+    pub(crate) fn linux_rtt_mut(&mut self) -> Option<&mut LinuxRtt> {
+        self.rare.as_deref_mut().and_then(|r| r.linux_rtt.as_deref_mut())
+    }
+    /// The plan's pacer, if it paces.
+    pub(crate) fn pacer_mut(&mut self) -> Option<&mut Pacer> {
+        self.rare.as_deref_mut().and_then(|r| r.pacer.as_deref_mut())
+    }
     /// The plan's low-priority range, if any.
     pub(crate) fn low_prio(&self) -> Option<&SeqRange> {
         self.rare.as_deref().and_then(|r| r.low_prio.as_deref())
@@ -277,7 +284,7 @@ impl ControlBlock {
 
     /// Back the RTO off after an expiry.
     pub fn backoff_rto(&mut self, p: &RttParams) {
-        match self.rare.as_deref_mut().and_then(|r| r.linux_rtt.as_deref_mut()) {
+        match self.linux_rtt_mut() {
             Some(l) => l.on_backoff(),
             None => self.rtt.backoff(p),
         }

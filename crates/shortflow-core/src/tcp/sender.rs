@@ -882,10 +882,10 @@ impl TcpConn {
     /// timer is armed for when it may.
     #[inline]
     fn pacer_allows(&mut self, cb: &mut ControlBlock, cx: &mut Ctx) -> bool {
-        let Some(pacer) = cb.rare.as_deref_mut().and_then(|r| r.pacer.as_deref_mut()) else { return true };
         if cb.plan_conn != self.agent || self.t_seqno <= self.maxseq {
             return true;
         }
+        let Some(pacer) = cb.pacer_mut() else { return true };
         match pacer.check(cx.now(), self.t_seqno) {
             Ok(()) => true,
             Err(at) => {
@@ -901,9 +901,7 @@ impl TcpConn {
     #[inline]
     fn pacer_sent(&mut self, cb: &mut ControlBlock, cx: &mut Ctx, seq: i64) {
         let plan_conn = cb.plan_conn;
-        if let Some(pacer) =
-            cb.rare.as_deref_mut().and_then(|r| r.pacer.as_deref_mut()).filter(|_| plan_conn == self.agent)
-        {
+        if let Some(pacer) = cb.pacer_mut().filter(|_| plan_conn == self.agent) {
             pacer.on_sent(cx.now(), seq);
             if pacer.done(seq + 1) {
                 cb.drop_pacer();
@@ -1421,7 +1419,7 @@ impl TcpConn {
         }
         let ack = AckIn { ackno, prev: self.highest_ack, ece, ts_echo };
         if HOOKED && cb.detail && ackno > ack.prev {
-            if let Some(l) = cb.rare.as_deref_mut().and_then(|r| r.linux_rtt.as_deref_mut()) {
+            if let Some(l) = cb.linux_rtt_mut() {
                 self.linux_rtt_sample(l, ack.prev, ackno, now, ts_echo);
             }
             self.take_detail(ackno, now);

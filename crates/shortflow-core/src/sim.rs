@@ -467,8 +467,8 @@ impl Simulation {
     /// (`crate::prefetch`): after an arrival popped from a lane, the arrivals behind it
     /// in that lane (`prefetch_lane`); at a transmission-done, the packets behind the
     /// head of that link's queue (`prefetch_queue`). Out of line: it runs only in large
-    /// runs, and keeps the loop's code as it is for the others. Reads, and writes nothing but
-    /// its own pipeline's state (`timer_pf`).
+    /// runs, and keeps the loop's code as it is for the others. Reads, and writes nothing
+    /// but its own pipeline's state (`timer_pf`).
     #[inline(never)]
     fn prefetch_ahead(&mut self, ev: Event, lane: u32) {
         match ev {
@@ -522,21 +522,18 @@ impl Simulation {
     /// hinted ahead of it, which the heap's minimum alone cannot do.
     #[inline(always)]
     fn prefetch_opened(&mut self) {
-        let (gen, n) = {
-            let (gen, opened) = self.sched.opened_timers();
-            (gen, opened.len())
-        };
+        let (gen, opened) = self.sched.opened_timers();
         let t = &mut self.timer_pf;
         if gen != t.opened_gen {
             t.opened_gen = gen;
             t.opened_pos = 0;
         }
         let p = t.opened_pos as usize;
-        if p >= n + 2 {
+        if p >= opened.len() + 2 {
             return;
         }
         t.opened_pos += 1;
-        let agent = |k: usize| self.sched.opened_timers().1.get(k).and_then(|&slot| self.sched.slot_agent(slot));
+        let agent = |k: usize| opened.get(k).and_then(|&slot| self.sched.slot_agent(slot));
         if let Some(a) = agent(p) {
             crate::prefetch::elem(&self.agents, a as usize);
         }
@@ -580,9 +577,9 @@ impl Simulation {
     /// hinted a few arrivals earlier. An arrival reads its link and packet, then either
     /// the agent it is delivered to (a sender's connection, then its control block, timer
     /// slot and first link; a sink, then its first link, which its ack is sent on) or the
-    /// route entry of the node forwarding it, then the next
-    /// link's fold state and the route entry of that link's far end (which a folded hop
-    /// after it reads, `try_fold`).
+    /// route entry of the node forwarding it, then the next link's fold state and the
+    /// route entry of that link's far end (which a folded hop after it reads,
+    /// `try_fold`).
     #[inline(always)]
     fn prefetch_lane(&self, lane: u32) {
         use crate::net::prefetch::Hop;

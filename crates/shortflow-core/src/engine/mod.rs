@@ -1107,7 +1107,7 @@ impl Scheduler {
     }
 
     /// Append node `e` to park lane `lane` and return its index; the lane's first entry
-    /// puts the lane in the timer heap. Entries are appended at `clock + period` with a
+    /// puts the lane in the park heads heap. Entries are appended at `clock + period` with a
     /// fresh sequence number, so a lane stays sorted (checked).
     #[inline]
     fn park_push(&mut self, lane: u32, e: ParkNode) -> u32 {
@@ -1281,13 +1281,18 @@ impl Scheduler {
         // A park lane's head before the horizon stops the opening as a timer entry does
         // (the next timer is then before the horizon).
         let parked = self.pheap.top().map_or(u64::MAX, |e| e.time);
-        self.opened.clear();
-        self.opened_gen = self.opened_gen.wrapping_add(1);
-        let Scheduler { far, theap, timers, horizon, opened, .. } = self;
+        let Scheduler { far, theap, timers, horizon, opened, opened_gen, .. } = self;
+        let mut first = true;
         while theap.top().is_none_or(|e| e.time >= *horizon) && parked >= *horizon {
             let Some(f) = far.as_mut() else { return };
             if f.len == 0 {
                 return;
+            }
+            if first {
+                // This opening's timers replace the last one's (`opened_timers`).
+                first = false;
+                opened.clear();
+                *opened_gen = opened_gen.wrapping_add(1);
             }
             f.open(|f, k, chunk| {
                 for &slot in chunk {

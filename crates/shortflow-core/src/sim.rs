@@ -818,13 +818,14 @@ impl Simulation {
         // Folded hops count on their link when folded; those the loop has not passed
         // are taken off (their arrival has not happened).
         let pending = self.net.pending_fold_counts(&self.sched);
-        for (l, link) in self.net.links.iter().enumerate() {
+        let links = &self.net.links;
+        for l in 0..links.len() {
             let (n, bytes) = pending.get(l).copied().unwrap_or((0, 0));
             r.links.link.push_fmt(format_args!("{}", self.net.link_label(l)));
-            r.links.arrivals.push(link.arrivals() - n);
-            r.links.departures.push(link.departures(self.net.filtered(l)) - n);
-            r.links.drops.push(link.drops());
-            r.links.bytes_departed.push(link.bytes_departed - bytes);
+            r.links.arrivals.push(links.arrivals(l) - n);
+            r.links.departures.push(links.departures(l, self.net.filtered(l)) - n);
+            r.links.drops.push(links.drops(l));
+            r.links.bytes_departed.push(links.bytes_departed(l) - bytes);
         }
         if let Some(a) = &self.shared.ack_trace {
             r.acks = AckTrace::clone(a);

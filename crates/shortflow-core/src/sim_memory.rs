@@ -6,7 +6,7 @@
 use std::mem::size_of;
 
 use super::{AgentRef, FlowAgents, Simulation};
-use crate::net::link::{Link, LinkClass};
+use crate::net::link::LinkClass;
 use crate::tcp::control::ControlBlock;
 use crate::tcp::sender::TcpConn;
 use crate::tcp::sink::TcpSink;
@@ -36,11 +36,12 @@ impl Simulation {
             ),
             (
                 "links",
-                net.links.capacity() * size_of::<Link>()
+                net.links.memory_bytes()
                     + net.link_classes.capacity() * size_of::<LinkClass>()
                     + net.filtered.capacity() * 8,
             ),
             ("queue buffers", links_heap),
+            ("fold plan", net.fold_memory_bytes()),
             ("node names", net.node_names.memory_bytes()),
             ("node addresses", sh.node_addr.capacity() * 4),
             ("routing", net.routes.memory_bytes()),

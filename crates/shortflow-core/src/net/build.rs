@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::link::{Link, LinkClass, RandomLoss};
+use super::link::{Link, LinkClass, Links, RandomLoss};
 use super::routing::Routes;
 use super::Network;
 use crate::config::{LinkConfig, SimConfig};
@@ -104,7 +104,7 @@ pub fn find_node(
 struct LinkSet<'c> {
     cfg: &'c SimConfig,
     names: &'c Names,
-    links: Vec<Link>,
+    links: Links,
     /// The links' classes, one per (rate, delay) pair (`Link::class`), and their index.
     classes: Vec<LinkClass>,
     class_of: HashMap<(u64, SimTime), u32>,
@@ -165,7 +165,7 @@ impl LinkSet<'_> {
             let qf = if k == 0 { format!("{f}.queue") } else { format!("{f}.reverse_queue") };
             let queue = crate::net::queue::build(&qf, q, rate, delay)?;
             let class = self.class(rate.round() as u64, delay_t);
-            self.push(Link::new(a, b, class, queue), loss);
+            self.push(a, Link::new(b, class, queue), loss);
         }
         Ok(())
     }
@@ -178,20 +178,21 @@ impl LinkSet<'_> {
     /// and formatting field paths once per copy.
     fn add_like(&mut self, proto: usize, a: u32, b: u32) {
         let p = &self.links[proto];
-        debug_assert!(p.queue.is_empty() && p.arrivals() == 0, "a prototype link is fresh");
-        let link = Link::new(a, b, p.class, p.queue.clone());
-        let loss = p.loss().map_or(0.0, |l| l.p);
-        self.push(link, loss);
+        debug_assert!(p.queue.is_empty() && self.links.arrivals(proto) == 0, "a prototype link is fresh");
+        let link = Link::new(b, p.class, p.queue.clone());
+        let loss = self.links.loss(proto).map_or(0.0, |l| l.p);
+        self.push(a, link, loss);
     }
 
-    /// Append `link` with random loss `loss` (0: none), its stream named by its ends.
-    fn push(&mut self, mut link: Link, loss: f64) {
-        let (a, b) = (link.src, link.dst);
+    /// Append `link` from node `a` with random loss `loss` (0: none), its stream named
+    /// by its ends.
+    fn push(&mut self, a: u32, link: Link, loss: f64) {
+        let b = link.dst;
+        let l = self.links.push(a, link) as usize;
         if loss > 0.0 {
             let name = format!("loss:{}->{}", &self.names[a as usize], &self.names[b as usize]);
-            link.set_loss(Some(Box::new(RandomLoss { p: loss, rng: Rng::for_source(self.cfg.seed, &name), lost: 0 })));
+            self.links.set_loss(l, Some(RandomLoss { p: loss, rng: Rng::for_source(self.cfg.seed, &name), lost: 0 }));
         }
-        self.links.push(link);
         self.pairs.push((a, b));
     }
 
@@ -278,8 +279,7 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
     }
     // ---- links
     let n_links = cfg.links.len() * 2 + cfg.replicas.iter().map(|r| r.count as usize * 4).sum::<usize>();
-    let links = Vec::with_capacity(n_links);
-    crate::sim::advise_huge_pages(&links);
+    let links = Links::with_capacity(n_links);
     let mut set = LinkSet {
         cfg,
         names: &names,
@@ -346,7 +346,7 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
             }
         }
         for (l, n) in names.iter().enumerate() {
-            net.links[l].set_traced(traced_links.is_empty() || traced_links.contains(n));
+            net.links.set_traced(l, traced_links.is_empty() || traced_links.contains(n));
         }
     }
     topo_replicas.shrink_to_fit();

@@ -16,7 +16,7 @@ use crate::engine::{credit_word, Event, PktId, Scheduler, VIRT_RESUME};
 use crate::error::ConfigError;
 use crate::names::Names;
 use crate::net::element::{AnyElement, ElemCtx, Verdict, NO_ELEM};
-use crate::net::link::{Link, LinkClass};
+use crate::net::link::{LinkClass, Links};
 use crate::net::packet::{PacketPool, PktKind};
 use crate::net::queue::{Dropped, QueueCtx};
 use crate::net::routing::Routes;
@@ -41,7 +41,7 @@ pub enum Arrival {
 
 pub struct Network {
     pub pool: PacketPool,
-    pub links: Vec<Link>,
+    pub links: Links,
     /// What links of one rate and delay share (`Link::class`).
     pub link_classes: Vec<LinkClass>,
     pub node_names: Names,
@@ -85,7 +85,7 @@ impl Network {
     /// A network over `links` (of classes `link_classes`) between nodes named
     /// `node_names`, with static `routes`.
     pub fn new(
-        links: Vec<Link>,
+        links: Links,
         link_classes: Vec<LinkClass>,
         node_names: Names,
         routes: Routes,
@@ -122,8 +122,10 @@ impl Network {
             ));
         }
         let ix = self.elements.len() as u32;
-        for l in self.links.iter_mut().filter(|l| l.dst == node) {
-            l.set_dst_elem(ix);
+        for l in 0..self.links.len() {
+            if self.links[l].dst == node {
+                self.links.set_dst_elem(l, ix);
+            }
         }
         self.elements.push(e);
         Ok(ix)
@@ -134,20 +136,18 @@ impl Network {
     #[cold]
     #[inline(never)]
     fn arrive_hooks(&mut self, sched: &mut Scheduler, l: u32, pkt: PktId) -> bool {
-        let link = &mut self.links[l as usize];
         // Random loss (`LinkConfig::loss`): the packet crossed the link (it used its
         // capacity) and is lost before the far node sees it; a drop of the link.
-        if link.loss_mut().is_some_and(|loss| loss.lose()) {
-            link.count_drop();
-            if link.traced() {
+        if self.links.loss_mut(l as usize).is_some_and(|loss| loss.lose()) {
+            self.links.count_drop(l);
+            if self.links[l as usize].traced() {
                 self.trace_pkt(sched.now(), b'd', l, pkt);
             }
             self.pool.free(pkt);
             return true;
         }
-        let link = &self.links[l as usize];
-        let elem = link.dst_elem();
-        if link.traced() {
+        let elem = self.links.dst_elem(l as usize);
+        if self.links[l as usize].traced() {
             self.trace_pkt(sched.now(), b'r', l, pkt);
         }
         elem != NO_ELEM && self.element_recv(sched, elem, pkt) == Verdict::Consumed
@@ -374,15 +374,15 @@ impl Network {
     ) -> bool {
         let Network { links, link_classes: classes, fold, pool, .. } = self;
         let f = &mut fold[l2 as usize];
-        let next = &mut links[l2 as usize];
+        let next = &links[l2 as usize];
         // Idle with an empty queue at `t_x`: nothing reaches `l2` but `l`'s packets, the
         // folded ones in the air have entered their transmissions already, and no
         // unfolded one is in the air (`unfolded_tx`), so `l2`'s state now is its state
         // at `t_x`. A tie with `busy_until` depends on numbers: not folded.
         if next.busy_until >= t_x
             || f.unfolded_tx >= sched.now()
-            || next.txdone_pending
-            || !next.passthrough
+            || next.txdone_pending()
+            || !next.passthrough()
             || next.traced()
             || !next.queue.is_empty()
         {
@@ -396,8 +396,7 @@ impl Network {
             return false;
         }
         let far = t_x + txt + class.delay;
-        next.count_arrival();
-        next.bytes_departed += size as u64;
+        let next = links.arrive_and_depart(l2, size);
         next.busy_until = t_x + txt;
         next.resume_seq = VIRT_RESUME;
         if let Some(w) = credit {
@@ -436,11 +435,10 @@ impl Network {
     #[inline(always)]
     fn link_recv_inline(&mut self, sched: &mut Scheduler, l: u32, pkt: PktId) {
         let now = sched.now();
-        let link = &mut self.links[l as usize];
-        link.count_arrival();
+        let link = self.links.arrive(l);
         let busy = link.busy(sched, l);
         let traced = link.traced();
-        if link.passthrough && !busy && !link.txdone_pending && link.queue.is_empty() {
+        if link.passthrough() && !busy && !link.txdone_pending() && link.queue.is_empty() {
             // Idle link, empty DropTail: enqueue + dequeue would hand this very packet
             // to the transmitter (see `Link::passthrough`); skip the queue's ring buffer.
             // The queue stays empty: no resume event to schedule.
@@ -458,7 +456,7 @@ impl Network {
         }
         let Network { links, pool, .. } = self;
         let link = &mut links[l as usize];
-        if !busy && !link.txdone_pending {
+        if !busy && !link.txdone_pending() {
             // Idle transmitter: start at once (ns-2: !blocked_ -> deque -> DelayLink).
             if let Some(p) = link.queue.dequeue(now, pool) {
                 self.start_tx::<false>(sched, l, p);
@@ -466,8 +464,8 @@ impl Network {
                     self.trace_pkt(now, b'-', l, p);
                 }
             }
-        } else if !link.txdone_pending && !link.queue.is_empty() {
-            link.txdone_pending = true;
+        } else if !link.txdone_pending() && !link.queue.is_empty() {
+            link.set_txdone_pending(true);
             sched.at_resume(link.busy_until, link.resume_seq, l);
         }
     }
@@ -505,7 +503,7 @@ impl Network {
                 }
                 self.filtered[l as usize] += 1;
             } else {
-                self.links[l as usize].count_drop();
+                self.links.count_drop(l);
                 if traced {
                     self.trace_pkt(now, b'd', l, d.pkt);
                 }
@@ -532,14 +530,13 @@ impl Network {
     fn start_tx<const QUEUE_EMPTY: bool>(&mut self, sched: &mut Scheduler, l: u32, p: PktId) {
         let now = sched.now();
         let Network { links, link_classes: classes, pool, udp, .. } = self;
-        let link = &mut links[l as usize];
         let pk = pool.get(p);
         let (size, is_udp) = (pk.size, pk.kind == PktKind::Udp);
+        let link = links.depart(l, size);
         let class = &mut classes[link.class as usize];
         let txt = class.tx_time(size);
         let at = now + txt + class.delay;
         link.busy_until = now + txt;
-        link.bytes_departed += size as u64;
         // ns-2 order: the arrival downstream is scheduled before the queue's resume. An
         // elided UDP delivery takes the arrival's number without scheduling it; a hop
         // that may be folded takes it now and is decided by the caller.
@@ -553,7 +550,7 @@ impl Network {
             sched.at_then_reserve(at, Event::Arrive { link: l, pkt: p })
         };
         if !QUEUE_EMPTY && !link.queue.is_empty() {
-            link.txdone_pending = true;
+            link.set_txdone_pending(true);
             sched.at_seq(link.busy_until, link.resume_seq, Event::TxDone { link: l });
         }
         if fx != 0 {
@@ -580,7 +577,7 @@ impl Network {
     /// line: only datagrams on a link into a node with a UDP sink come here.
     #[inline(never)]
     fn elide_udp_arrival(
-        link: &Link,
+        link: &crate::net::link::Link,
         pool: &mut PacketPool,
         udp: &mut UdpRx,
         sched: &mut Scheduler,
@@ -607,7 +604,7 @@ impl Network {
         let now = sched.now();
         let Network { links, pool, .. } = self;
         let link = &mut links[l as usize];
-        link.txdone_pending = false;
+        link.set_txdone_pending(false);
         // Read before the transmission starts (nothing there changes it): the link is
         // not indexed again.
         let traced = link.traced();
@@ -658,6 +655,12 @@ impl Network {
         self.filtered.get(l).copied().unwrap_or(0)
     }
 
+    /// Bytes of the fold plan (`plan_folds`: one `FoldLink` per link once any hop is
+    /// folded), for `Simulation::memory`.
+    pub fn fold_memory_bytes(&self) -> usize {
+        self.fold.capacity() * std::mem::size_of::<FoldLink>()
+    }
+
     pub fn link_name(&self, l: usize) -> String {
         self.link_label(l).to_string()
     }
@@ -671,7 +674,6 @@ impl Network {
                 write!(f, "{}->{}", self.0, self.1)
             }
         }
-        let k = &self.links[l];
-        Label(&self.node_names[k.src as usize], &self.node_names[k.dst as usize])
+        Label(&self.node_names[self.links.src(l) as usize], &self.node_names[self.links[l].dst as usize])
     }
 }

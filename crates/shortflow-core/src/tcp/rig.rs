@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::config::TcpConfig;
 use crate::engine::{Event, Scheduler};
-use crate::net::link::{Link, LinkClass};
+use crate::net::link::{Link, LinkClass, Links};
 use crate::net::packet::Packet;
 use crate::net::queue::{AnyQueue, DropTail};
 use crate::net::routing::Routes;
@@ -59,16 +59,16 @@ impl Rig {
     pub fn new(tcp: &TcpConfig, startup: AnyStartup, n: u32, share: bool) -> Rig {
         let p = Arc::new(TcpParams::from_config("tcp", tcp).expect("valid TcpConfig"));
         // 1 Tb/s, no delay, a queue that never fills: the trace shows send times.
-        let link = Link::new(0, 1, 0, AnyQueue::DropTail(DropTail::new(1_000_000)));
+        let link = Link::new(1, 0, AnyQueue::DropTail(DropTail::new(1_000_000)));
         let mut net = Network::new(
-            vec![link],
+            Links::from([(0, link)]),
             vec![LinkClass::new(1_000_000_000_000, SimTime::ZERO)],
             ["s", "d"].into_iter().collect(),
             Routes::new(2, &[(0, 1)]),
             Rng::for_source(1, "queues"),
             Some(PacketTrace::default()),
         );
-        net.links[0].set_traced(true);
+        net.links.set_traced(0, true);
         let shared = Shared { flow_names: (0..n).map(|k| format!("c{k}")).collect(), ..Default::default() };
         let mut senders = TcpSenders::default();
         for k in 0..n {

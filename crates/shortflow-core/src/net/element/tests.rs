@@ -4,7 +4,7 @@
 use super::*;
 use crate::config::{PacketSelect, SimConfig};
 use crate::engine::Event;
-use crate::net::link::{Link, LinkClass};
+use crate::net::link::{Link, LinkClass, Links};
 use crate::net::packet::Packet;
 use crate::net::queue::{AnyQueue, DropTail};
 use crate::net::routing::Routes;
@@ -22,11 +22,11 @@ fn line_with_pacer(sends: &[(u64, i64)]) -> (Vec<(u64, i64)>, Vec<(u64, usize)>)
 /// The same line with element `elem` at node 1; for a pacer, also (time, packets held)
 /// whenever it holds one.
 fn line_with(elem: AnyElement, sends: &[(u64, i64)]) -> (Vec<(u64, i64)>, Vec<(u64, usize)>) {
-    let mk = |a, b| Link::new(a, b, 0, AnyQueue::DropTail(DropTail::new(50)));
+    let mk = |a, b| (a, Link::new(b, 0, AnyQueue::DropTail(DropTail::new(50))));
     let routes = Routes::new(3, &[(0, 1), (1, 2)]);
     let class = LinkClass::new(8_000_000, SimTime::from_millis(1));
     let mut net = Network::new(
-        vec![mk(0, 1), mk(1, 2)],
+        Links::from([mk(0, 1), mk(1, 2)]),
         vec![class],
         ["a", "r", "b"].into_iter().collect(),
         routes,

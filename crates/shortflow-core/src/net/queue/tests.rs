@@ -6,7 +6,7 @@
 use super::*;
 use crate::config::QueueConfig;
 use crate::engine::{Event, Scheduler};
-use crate::net::link::{Link, LinkClass};
+use crate::net::link::{Link, LinkClass, Links};
 use crate::net::packet::{Packet, PktKind};
 use crate::net::routing::Routes;
 use crate::net::{Arrival, Network};
@@ -46,11 +46,11 @@ impl LinkRig {
     fn new(queue: &str) -> LinkRig {
         let cfg: QueueConfig = serde_json::from_str(queue).expect("QueueConfig JSON");
         let q = build("links[0].queue", &cfg, 8e6, 0.0).expect("valid queue");
-        let mut link = Link::new(0, 1, 0, q);
-        link.set_traced(true);
+        let mut links = Links::from([(0, Link::new(1, 0, q))]);
+        links.set_traced(0, true);
         let routes = Routes::new(2, &[(0, 1)]);
         let net = Network::new(
-            vec![link],
+            links,
             vec![LinkClass::new(8_000_000, SimTime::ZERO)],
             ["a", "b"].into_iter().collect(),
             routes,
@@ -107,7 +107,7 @@ impl LinkRig {
                 labels.push(format!("{k}{}{flow}{}", t.seqno[i], if t.low_prio[i] { "*" } else { "" }));
             }
         }
-        assert_eq!(labels.len() as u64, self.net.links[0].drops());
+        assert_eq!(labels.len() as u64, self.net.links.drops(0));
         labels
     }
 }
@@ -238,7 +238,7 @@ fn ack_filter_removes_older_acks_of_the_connection() {
     r.offer(0, &[data(100), ack(0, 5), data(1), ack(0, 7), ack(1, 3), ack(0, 9), ack(0, 9)]);
     assert_eq!(r.delivered(), vec![(1000, "D100"), (2000, "D1"), (2040, "A3/1"), (2080, "A9"), (2120, "A9")]);
     assert_eq!(r.dropped(), Vec::<String>::new());
-    assert_eq!((r.net.filtered(0), r.net.links[0].drops()), (2, 0));
+    assert_eq!((r.net.filtered(0), r.net.links.drops(0)), (2, 0));
 }
 
 #[test]
@@ -275,7 +275,7 @@ fn ack_filter_under_red_keeps_its_byte_count() {
     offered.extend((1..=20).map(|n| ack(0, n)));
     r.offer(0, &offered);
     assert_eq!(r.delivered(), vec![(1000, "D100"), (2000, "D1"), (2040, "A20")]);
-    assert_eq!((r.net.filtered(0), r.net.links[0].drops()), (19, 0));
+    assert_eq!((r.net.filtered(0), r.net.links.drops(0)), (19, 0));
     match &r.net.links[0].queue {
         AnyQueue::Red(q) => assert_eq!(q.byte_len(), 0),
         _ => unreachable!(),

@@ -6,7 +6,7 @@
 use super::*;
 use crate::config::SinkConfig;
 use crate::engine::{Event, Scheduler};
-use crate::net::link::{Link, LinkClass};
+use crate::net::link::{Link, LinkClass, Links};
 use crate::net::queue::{AnyQueue, DropTail};
 use crate::net::routing::Routes;
 use crate::net::Network;
@@ -53,10 +53,10 @@ impl SinkRig {
         let params = SinkParams::from_config("sink", &cfg)
             .and_then(|p| p.with_tcp("sink", seg_bytes, syn))
             .expect("valid sink config");
-        let link = Link::new(1, 0, 0, AnyQueue::DropTail(DropTail::new(1000)));
+        let link = Link::new(0, 0, AnyQueue::DropTail(DropTail::new(1000)));
         let routes = Routes::new(2, &[(1, 0)]);
         let net = Network::new(
-            vec![link],
+            Links::from([(1, link)]),
             vec![LinkClass::new(1_000_000_000_000_000, SimTime::ZERO)],
             ["snd", "rcv"].into_iter().collect(),
             routes,

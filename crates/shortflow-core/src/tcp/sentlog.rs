@@ -69,7 +69,7 @@ impl SentLog {
         self.reserve(seq);
         let mask = self.ring.len() as i64 - 1;
         let flags =
-            (retransmit as u8) * RETRANSMITTED | (low_prio as u8) * LOW_PRIO | (app_limited as u8) * APP_LIMITED;
+            ((retransmit as u8) * RETRANSMITTED) | ((low_prio as u8) * LOW_PRIO) | ((app_limited as u8) * APP_LIMITED);
         let e = &mut self.ring[(seq & mask) as usize];
         let was_retransmitted = seq < self.end && e.flags & RETRANSMITTED != 0;
         *e = Entry {

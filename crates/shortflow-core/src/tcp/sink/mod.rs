@@ -251,8 +251,8 @@ impl TcpSink {
         if p.ect | p.cwr | p.ecn_echo {
             self.held_ecn |= (p.cwr as u8 * HELD_CWR)
                 | ((p.ect && p.ce) as u8 * HELD_CE)
-                | HELD_ECT * p.ect as u8
-                | HELD_NEGOTIATE * (!p.ect && p.ecn_echo) as u8;
+                | (HELD_ECT * p.ect as u8)
+                | (HELD_NEGOTIATE * (!p.ect && p.ecn_echo) as u8);
         }
         if let AckPolicy::EveryPacket(_) = self.policy {
             // ns-2.35 TcpSink::recv: ack every segment (no timer, nothing held).

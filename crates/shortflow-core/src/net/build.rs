@@ -99,7 +99,7 @@ pub fn find_node(
     lookup_node(cfg, node_ix, field, name)
 }
 
-/// Links as they are built: the links, their (src, dst) pairs, and which explicit
+/// Links as they are built: the links (with the nodes they leave), and which explicit
 /// link defined each pair (duplicates are errors).
 struct LinkSet<'c> {
     cfg: &'c SimConfig,
@@ -111,7 +111,6 @@ struct LinkSet<'c> {
     /// The last class looked up (a replica's links all have one or two: most lookups
     /// end here, without hashing).
     last_class: Option<((u64, SimTime), u32)>,
-    pairs: Vec<(u32, u32)>,
     seen: HashMap<(u32, u32), usize>,
 }
 
@@ -193,7 +192,6 @@ impl LinkSet<'_> {
             let name = format!("loss:{}->{}", &self.names[a as usize], &self.names[b as usize]);
             self.links.set_loss(l, Some(RandomLoss { p: loss, rng: Rng::for_source(self.cfg.seed, &name), lost: 0 }));
         }
-        self.pairs.push((a, b));
     }
 
     /// The class of links of `rate_bps` and `delay`, added if new.
@@ -287,7 +285,6 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
         classes: Vec::new(),
         class_of: HashMap::new(),
         last_class: None,
-        pairs: Vec::with_capacity(n_links),
         seen: HashMap::new(),
     };
     for (i, l) in cfg.links.iter().enumerate() {
@@ -325,7 +322,8 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
             }
         }
     }
-    let LinkSet { links, classes, pairs: link_pairs, .. } = set;
+    let LinkSet { links, classes, .. } = set;
+    let link_pairs: Vec<(u32, u32)> = (0..links.len()).map(|l| (links.src(l), links[l].dst)).collect();
     let routes = Routes::new(names.len(), &link_pairs);
     drop(link_pairs);
     let traced_links: Vec<String> = cfg.trace.links.clone();

@@ -16,7 +16,7 @@ use crate::engine::{credit_word, Event, PktId, Scheduler, VIRT_RESUME};
 use crate::error::ConfigError;
 use crate::names::Names;
 use crate::net::element::{AnyElement, ElemCtx, Verdict, NO_ELEM};
-use crate::net::link::{LinkClass, Links};
+use crate::net::link::{Link, LinkClass, Links};
 use crate::net::packet::{PacketPool, PktKind};
 use crate::net::queue::{Dropped, QueueCtx};
 use crate::net::routing::Routes;
@@ -577,7 +577,7 @@ impl Network {
     /// line: only datagrams on a link into a node with a UDP sink come here.
     #[inline(never)]
     fn elide_udp_arrival(
-        link: &crate::net::link::Link,
+        link: &Link,
         pool: &mut PacketPool,
         udp: &mut UdpRx,
         sched: &mut Scheduler,

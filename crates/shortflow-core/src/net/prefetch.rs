@@ -22,7 +22,7 @@ impl Network {
     /// packet.
     #[inline(always)]
     pub fn prefetch_arrival(&self, l: u32, pkt: PktId) {
-        prefetch::elem(&self.links, l as usize);
+        self.prefetch_link(l);
         self.pool.prefetch(pkt);
     }
 
@@ -35,8 +35,8 @@ impl Network {
         Some(if p.dst == node { Hop::Deliver(p.dst_agent) } else { Hop::Forward { node, dst: p.dst } })
     }
 
-    /// Hint link `l` (an agent's first link, which its next send arrives on), if it
-    /// exists (`NO_LINK` does not).
+    /// Hint link `l` (e.g. an agent's first link, which its next send arrives on), if
+    /// it exists (`NO_LINK` does not).
     #[inline(always)]
     pub fn prefetch_link(&self, l: u32) {
         prefetch::elem(&self.links, l as usize);
@@ -67,7 +67,7 @@ impl Network {
         }
         let l3 = self.routes.next(node, dst);
         if l3 != NO_LINK {
-            prefetch::elem(&self.links, l3 as usize);
+            self.prefetch_link(l3);
             prefetch::elem(&self.fold, l3 as usize);
         }
     }

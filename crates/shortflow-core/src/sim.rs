@@ -32,6 +32,9 @@ mod prefetch_tests;
 #[cfg(test)]
 #[path = "sim_udp_tests.rs"]
 mod udp_tests;
+#[cfg(test)]
+#[path = "sim_vqueue_tests.rs"]
+mod vqueue_tests;
 pub(crate) use memory::advise_huge_pages;
 
 /// Which table an agent index points into.
@@ -815,15 +818,16 @@ impl Simulation {
                 }
             }
         }
-        // Folded hops count on their link when folded; those the loop has not passed
-        // are taken off (their arrival has not happened).
+        // Folded hops count on their link when folded, and a computed queue's packets
+        // when they join it; those the loop has not passed are taken off (their arrival
+        // or transmission has not happened).
         let pending = self.net.pending_fold_counts(&self.sched);
         let links = &self.net.links;
         for l in 0..links.len() {
-            let (n, bytes) = pending.get(l).copied().unwrap_or((0, 0));
+            let (n, d, bytes) = pending.get(l).copied().unwrap_or((0, 0, 0));
             r.links.link.push_fmt(format_args!("{}", self.net.link_label(l)));
             r.links.arrivals.push(links.arrivals(l) - n);
-            r.links.departures.push(links.departures(l, self.net.filtered(l)) - n);
+            r.links.departures.push(links.departures(l, self.net.filtered(l)) - d);
             r.links.drops.push(links.drops(l));
             r.links.bytes_departed.push(links.bytes_departed(l) - bytes);
         }

@@ -99,6 +99,20 @@
 //!    `Network::try_fold`) queues nothing: it credits the sink's counters ([`credits`],
 //!    `udp_sinks`) with F's key, the number the pass takes for F.
 //!
+//!    *Start passes* (computed queues; [`Scheduler::at_start`], `Network::vq_enqueue`):
+//!    on a feeder whose queue is a tail-drop DropTail with no stage, a packet that
+//!    finds the link busy has its transmission known when it joins the queue (it
+//!    starts when the link's last packet ends), so the network computes it then, and
+//!    the fold of the hop after it. What ns-2's transmission-done event T before it
+//!    does to the event order -- the arrival X of the packet it starts takes the next
+//!    number, its resume the one after -- a *start pass* does at T's key (the
+//!    previous transmission's end and resume number, both known once that one has
+//!    started): X becomes a fold's pass on the feeder (or an arrival event), and the
+//!    queue's next packet gets its start pass at this one's end. The waiting packets
+//!    are a FIFO per feeder (`start_fifos`), its head's key in the pass heap beside the
+//!    feeder's fold FIFO; the queue's length is the FIFO's (`vq_len`), so a drop is
+//!    decided on the same state. No transmission-done event is queued or delivered.
+//!
 //! 7. **Far timers** (large runs; [`Scheduler::enable_far_timers`]). With 10^5
 //!    connections the timer heap holds ~10^5 entries, most of them retransmission
 //!    timers due seconds ahead, and every entry that pops early (its timer pushed back
@@ -342,6 +356,32 @@ pub fn credit_word(k: u32, size: u32) -> Option<u32> {
 /// start with.
 type PassFifo = Fifo<Pass, 16>;
 
+/// A packet waiting in a computed queue (`Network::vq_enqueue`, [`Scheduler::at_start`]):
+/// its transmission ends at `t_end` and it reaches the link's far node at `t_x`; the
+/// hop there was folded onto `l2` (its far-end arrival at `far`) or is an arrival
+/// event (`l2 == NO_FOLD`). Its *start pass* is at the key of the transmission-done
+/// ns-2 would fire before it (the previous packet's end, with that transmission's
+/// resume number).
+#[derive(Clone, Copy, Debug, Default)]
+struct Start {
+    t_end: u64,
+    t_x: u64,
+    far: u64,
+    l2: u32,
+    pkt: PktId,
+}
+
+/// In `Start::l2`: the hop after the link is not folded (its arrival is an event).
+pub const NO_FOLD: u32 = u32::MAX;
+
+/// The packets waiting in one computed queue, in their order of transmission.
+type StartFifo = Fifo<Start, 16>;
+
+/// `Entry::b` of a pass heap entry: the FIFO is a feeder's fold passes (0) or a
+/// computed queue's start passes (1).
+const PASS_FOLD: u32 = 0;
+const PASS_START: u32 = 1;
+
 /// State of one [`Timer`]'s scheduler slot.
 #[derive(Clone, Copy, Debug)]
 struct TimerSlot {
@@ -455,6 +495,10 @@ pub struct Scheduler {
     /// until [`Scheduler::enable_folds`]).
     pass_fifos: Vec<PassFifo>,
     fold_resume: Vec<u64>,
+    /// Computed queues (module docs, 6., start passes): per feeder (the index of its pass FIFO), the
+    /// packets waiting, and the link (`start_link`).
+    start_fifos: Vec<StartFifo>,
+    start_link: Vec<u32>,
     /// The non-empty pass FIFOs, each keyed by its oldest pass (`a`: the FIFO), and the
     /// smallest of those keys (`u128::MAX`: none), which `pop` compares with each event.
     pass_heap: Heap,
@@ -468,7 +512,9 @@ pub struct Scheduler {
     next_aux: u128,
     /// Folded hops passed (each an arrival event not delivered; not in `fired`).
     pub folded: u64,
-    /// Of those, the hops whose far-end arrival was credited to a UDP sink instead of
+    /// Start passes done (each a transmission-done event not delivered; not in `fired`).
+    pub vq_starts: u64,
+    /// Of the folded hops, those whose far-end arrival was credited to a UDP sink instead of
     /// being scheduled (no event at either end).
     pub folded_credits: u64,
     /// The UDP sinks' receive counters (`credits`), credited ahead by the network's
@@ -510,6 +556,11 @@ impl Scheduler {
             ),
             ("timer slots", self.timers.capacity() * size_of::<TimerSlot>()),
             ("pass FIFOs", self.pass_fifos.iter().map(|f| f.capacity() * size_of::<Pass>()).sum::<usize>()),
+            (
+                "computed queues",
+                self.start_fifos.iter().map(|f| f.capacity() * size_of::<Start>()).sum::<usize>()
+                    + self.start_link.capacity() * size_of::<u32>(),
+            ),
             ("fold resume", self.fold_resume.capacity() * size_of::<u64>()),
             ("far timers: ring and chunks", self.far.as_ref().map_or(0, |f| f.memory_bytes() - f.overflow_bytes())),
             ("far timers: overflow heap", self.far.as_ref().map_or(0, |f| f.overflow_bytes())),
@@ -545,11 +596,14 @@ impl Scheduler {
             mux_root: 0,
             pass_fifos: Vec::new(),
             fold_resume: Vec::new(),
+            start_fifos: Vec::new(),
+            start_link: Vec::new(),
             pass_heap: Heap(Vec::new()),
             next_pass: u128::MAX,
             next_timer: u128::MAX,
             next_aux: u128::MAX,
             folded: 0,
+            vq_starts: 0,
             folded_credits: 0,
             udp_sinks: credits::Credits::default(),
         }
@@ -642,11 +696,58 @@ impl Scheduler {
     }
 
     /// Allow folded hops ([`Scheduler::at_fold`]) onto links below `n_links`, fed by
-    /// `n_feeders` links (pass FIFOs `0..n_feeders`).
-    pub fn enable_folds(&mut self, n_links: usize, n_feeders: usize) {
+    /// the links `feeders` (pass FIFOs `0..feeders.len()`), and computed queues
+    /// ([`Scheduler::at_start`]) on those feeders.
+    pub fn enable_folds(&mut self, n_links: usize, feeders: Vec<u32>) {
         self.fold_resume = vec![0; n_links];
         crate::sim::advise_huge_pages(&self.fold_resume);
-        self.pass_fifos = (0..n_feeders).map(|_| PassFifo::default()).collect();
+        self.pass_fifos = (0..feeders.len()).map(|_| PassFifo::default()).collect();
+        self.start_fifos = (0..feeders.len()).map(|_| StartFifo::default()).collect();
+        self.start_link = feeders;
+    }
+
+    /// Packets waiting in the computed queue of feeder `fifo` (not yet transmitting).
+    #[inline(always)]
+    pub fn vq_len(&self, fifo: u32) -> usize {
+        self.start_fifos[fifo as usize].len()
+    }
+
+    /// A packet `pkt` joins the computed queue of feeder `fifo` (module docs, 6., start passes): its
+    /// transmission ends at `t_end`, it reaches the far node at `t_x`, and the hop there
+    /// was folded onto `l2` with its far-end arrival at `far` (`Network::try_fold`'s
+    /// state already entered), or `l2 == NO_FOLD`. `head`: the queue was empty, so this
+    /// packet starts when the transmission on the wire ends, at that key (its end and
+    /// its resume number). The start pass at that key does what ns-2's transmission-done
+    /// does to the event order: the arrival X takes the next number and the new
+    /// transmission's resume the one after (read through [`Scheduler::resume_of`], as a
+    /// folded hop's); X is then a fold's pass or an arrival event. With `credit` (a
+    /// folded hop only), `pkt` is a [`credit_word`], as for [`Scheduler::at_fold`].
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn at_start(
+        &mut self,
+        fifo: u32,
+        head: Option<(SimTime, u64)>,
+        t_end: SimTime,
+        t_x: SimTime,
+        far: SimTime,
+        l2: u32,
+        pkt: PktId,
+        credit: bool,
+    ) {
+        debug_assert!(!credit || l2 != NO_FOLD);
+        let l2 = if credit { l2 | CREDIT } else { l2 };
+        let f = &mut self.start_fifos[fifo as usize];
+        f.push_back(Start { t_end: t_end.0, t_x: t_x.0, far: far.0, l2, pkt });
+        if let Some((t, r)) = head {
+            debug_assert_eq!(f.len(), 1, "a head key only for an empty queue");
+            debug_assert!(t >= self.now && t_end >= t);
+            let b = self.start_link[fifo as usize];
+            self.fold_resume[b as usize] = r;
+            self.pass_heap.push(Entry { time: t.0, sk: r << KIND_BITS, a: fifo, b: PASS_START });
+            self.next_pass = self.pass_heap.0[0].key();
+            self.sync_pass();
+        }
     }
 
     /// Fold the hop whose arrival X would be at `(t_x, s_x)` (`s_x` reserved by the
@@ -673,7 +774,7 @@ impl Scheduler {
         debug_assert!(f.back().is_none_or(|b| (b.time, b.sk) < (p.time, p.sk)), "a feeder's passes in key order");
         f.push_back(p);
         if f.len() == 1 {
-            self.pass_heap.push(Entry { time: p.time, sk: p.sk, a: fifo, b: 0 });
+            self.pass_heap.push(Entry { time: p.time, sk: p.sk, a: fifo, b: PASS_FOLD });
             self.next_pass = self.pass_heap.0[0].key();
             self.sync_pass();
         }
@@ -685,11 +786,14 @@ impl Scheduler {
     /// position X's handler would have credited it at).
     #[inline(always)]
     fn run_pass(&mut self) {
+        if self.pass_heap.0[0].b == PASS_START {
+            return self.run_start();
+        }
         let fi = self.pass_heap.0[0].a;
         let f = &mut self.pass_fifos[fi as usize];
         let p = f.pop_front();
         match f.front() {
-            Some(n) => self.pass_heap.replace_top(Entry { time: n.time, sk: n.sk, a: fi, b: 0 }),
+            Some(n) => self.pass_heap.replace_top(Entry { time: n.time, sk: n.sk, a: fi, b: PASS_FOLD }),
             None => self.pass_heap.remove_top(),
         }
         self.next_pass = self.pass_heap.top().map_or(u128::MAX, Entry::key);
@@ -707,6 +811,58 @@ impl Scheduler {
         self.seq = s_f + 1;
         self.fold_resume[l2 as usize] = s_f + 1;
         self.folded += 1;
+    }
+
+    /// A start pass (`run_pass`; module docs, 6., start passes): the computed queue's head begins its
+    /// transmission at the key of the transmission-done before it. Its arrival X takes
+    /// the next number, its resume the one after; X becomes the fold's pass on this
+    /// feeder or an arrival event, and the queue's next packet (if any) starts at this
+    /// one's end with this resume number.
+    #[inline(never)]
+    fn run_start(&mut self) {
+        let top = self.pass_heap.0[0];
+        let fi = top.a as usize;
+        let f = &mut self.start_fifos[fi];
+        let e = f.pop_front();
+        let s_x = self.seq + 1;
+        let r = s_x + 1;
+        assert!(r < 1 << (64 - KIND_BITS), "sequence number overflow");
+        self.seq = r;
+        match f.is_empty() {
+            false => self.pass_heap.replace_top(Entry { time: e.t_end, sk: r << KIND_BITS, a: top.a, b: PASS_START }),
+            true => self.pass_heap.remove_top(),
+        }
+        // The transmission-done's handler runs at its time: X's lane offset is taken from it.
+        self.now = SimTime(top.time);
+        let b = self.start_link[fi];
+        self.fold_resume[b as usize] = r;
+        if e.l2 == NO_FOLD {
+            self.insert_arrival(e.t_x, s_x, b, e.pkt);
+        } else {
+            let p = Pass { time: e.t_x, sk: s_x << KIND_BITS, far: e.far, l2: e.l2, pkt: e.pkt };
+            let pf = &mut self.pass_fifos[fi];
+            debug_assert!(pf.back().is_none_or(|q| (q.time, q.sk) < (p.time, p.sk)), "a feeder's passes in key order");
+            pf.push_back(p);
+            if pf.len() == 1 {
+                self.pass_heap.push(Entry { time: p.time, sk: p.sk, a: top.a, b: PASS_FOLD });
+            }
+        }
+        self.next_pass = self.pass_heap.top().map_or(u128::MAX, Entry::key);
+        self.sync_pass();
+        self.vq_starts += 1;
+    }
+
+    /// The packets waiting in computed queues, as `(link, pkt, l2, size)` (`l2`: the
+    /// folded hop entered for it, or `NO_FOLD`; `size` given for a credited fold, whose
+    /// datagram is freed, as in [`Scheduler::pending_folds`]): they have not started
+    /// transmitting.
+    pub fn pending_starts(&self) -> impl Iterator<Item = (u32, PktId, u32, Option<u32>)> + '_ {
+        self.start_fifos.iter().zip(&self.start_link).flat_map(|(f, &b)| {
+            f.iter().map(move |e| match e.l2 {
+                NO_FOLD => (b, e.pkt, NO_FOLD, None),
+                l2 => (b, e.pkt, l2 & !CREDIT, (l2 & CREDIT != 0).then_some(e.pkt & 0xFFFF)),
+            })
+        })
     }
 
     /// A credited pass (`run_pass`): F, numbered `s_f`, is credited to `l2`'s UDP sink
@@ -969,7 +1125,8 @@ impl Scheduler {
         let heads = self.lanes.iter().filter(|l| !l.q.is_empty()).count();
         let parked: usize = self.park_lanes.iter().map(|l| l.len as usize).sum();
         let park_heads = self.park_lanes.iter().filter(|l| l.len > 0).count();
-        let passes: usize = self.pass_fifos.iter().map(|f| f.len()).sum();
+        let passes: usize = self.pass_fifos.iter().map(|f| f.len()).sum::<usize>()
+            + self.start_fifos.iter().map(|f| f.len()).sum::<usize>();
         let far = self.far.as_ref().map_or(0, |f| f.len);
         self.heap.0.len() + self.theap.0.len() + self.pheap.0.len() + far - heads - park_heads + lanes + parked + passes
     }

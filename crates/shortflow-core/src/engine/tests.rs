@@ -526,7 +526,7 @@ const X_LINK: u32 = 1000;
 impl FoldPair {
     fn new(n_links: usize, n_feeders: usize, n_timers: usize) -> Self {
         let mut b = Scheduler::new();
-        b.enable_folds(n_links, n_feeders);
+        b.enable_folds(n_links, (0..n_feeders as u32).collect());
         FoldPair {
             a: Scheduler::new(),
             b,

@@ -47,7 +47,7 @@ pub struct Link {
     arrivals_lo: u32,
     drops_lo: u32,
     bytes_lo: u32,
-    /// `TXDONE_PENDING`, `PASSTHROUGH`, `TRACED`, `ARRIVE_HOOKS`, `FEEDS_FOLD`.
+    /// `TXDONE_PENDING`, `PASSTHROUGH`, `TRACED`, `ARRIVE_HOOKS`, `FEEDS_FOLD`, `VQUEUE`.
     flags: u8,
 }
 
@@ -59,12 +59,15 @@ pub struct Link {
 /// traced, an element at the far node or random loss -- an arrival has more to do than
 /// deliver or forward (one test on the arrival path instead of three). `FEEDS_FOLD`: the
 /// hop after this link may be folded (`Network::plan_folds`: this link is the only one
-/// feeding some link).
+/// feeding some link). `VQUEUE`: the link's queue is computed at enqueue (`Network::vq_enqueue`:
+/// a packet's transmission, and the fold of the hop after it, are decided as it joins
+/// the queue, and the scheduler's start passes give them their numbers; no `TxDone`).
 const TXDONE_PENDING: u8 = 1;
 const PASSTHROUGH: u8 = 2;
 const TRACED: u8 = 4;
 const ARRIVE_HOOKS: u8 = 8;
 const FEEDS_FOLD: u8 = 16;
+const VQUEUE: u8 = 32;
 
 // A link direction per access link of a connection, four per connection in a large run.
 const _: () = assert!(std::mem::size_of::<Link>() == 64);
@@ -453,6 +456,15 @@ impl Link {
     }
     pub(crate) fn set_feeds_fold(&mut self, on: bool) {
         self.set_flag(FEEDS_FOLD, on);
+    }
+    /// The queue is computed at enqueue (`Network::plan_folds`, `Network::vq_enqueue`):
+    /// what waits is in the scheduler's start FIFO, not in `queue`.
+    #[inline(always)]
+    pub(crate) fn vqueue(&self) -> bool {
+        self.flags & VQUEUE != 0
+    }
+    pub(crate) fn set_vqueue(&mut self, on: bool) {
+        self.set_flag(VQUEUE, on);
     }
 
     /// Is the transmitter (of link `l`, this one) busy for the event firing now? At

@@ -12,7 +12,7 @@ pub mod queue;
 pub mod routing;
 pub mod udp_rx;
 
-use crate::engine::{credit_word, Event, PktId, Scheduler, VIRT_RESUME};
+use crate::engine::{credit_word, Event, PktId, Scheduler, NO_FOLD, VIRT_RESUME};
 use crate::error::ConfigError;
 use crate::names::Names;
 use crate::net::element::{AnyElement, ElemCtx, Verdict, NO_ELEM};
@@ -282,22 +282,44 @@ impl Network {
         crate::sim::advise_huge_pages(&fold);
         fold.resize(n, FoldLink { feeder: NO_LINK, fifo: 0, unfolded_tx: SimTime::ZERO });
         let mut fifo = vec![u32::MAX; n];
-        let mut feeders = 0;
+        let mut feeders = Vec::new();
         for l in 0..n as u32 {
             let f = feeder[l as usize];
             if fed(l) && !fed(f) && !self.links[f as usize].arrive_hooks() {
                 if fifo[f as usize] == u32::MAX {
-                    fifo[f as usize] = feeders;
-                    feeders += 1;
+                    fifo[f as usize] = feeders.len() as u32;
+                    feeders.push(f);
                 }
                 fold[l as usize].feeder = f;
                 fold[l as usize].fifo = fifo[f as usize];
                 self.links[f as usize].set_feeds_fold(true);
             }
         }
-        if feeders > 0 {
-            self.fold = fold;
-            sched.enable_folds(n, feeders as usize);
+        if feeders.is_empty() {
+            return;
+        }
+        // A feeder is not fed (`!fed(f)` above), so no fold enters it: its entry names its
+        // own FIFO, for its computed queue (`vq_enqueue`): a pass-through tail-drop
+        // DropTail with no stage, untraced, whose far node is no UDP sink's last hop (an
+        // elided delivery takes its number as the transmission starts).
+        for (i, &b) in feeders.iter().enumerate() {
+            fold[b as usize].fifo = i as u32;
+            let link = &self.links[b as usize];
+            if link.passthrough() && !link.traced() && link.queue.plain_tail() && !self.udp.last_hop(b) {
+                self.links[b as usize].set_vqueue(true);
+            }
+        }
+        self.fold = fold;
+        sched.enable_folds(n, feeders);
+    }
+
+    /// Compute no queue at enqueue (`vq_enqueue`): every link queues its packets in its
+    /// ring and fires transmission-done events, as without folds. Before the first
+    /// event only (tests compare both).
+    #[cfg(test)]
+    pub(crate) fn drop_virtual_queues(&mut self) {
+        for l in 0..self.links.len() {
+            self.links[l].set_vqueue(false);
         }
     }
 
@@ -372,55 +394,82 @@ impl Network {
         l2: u32,
         credit: Option<u32>,
     ) -> bool {
-        let Network { links, link_classes: classes, fold, pool, .. } = self;
+        let Some(far) = self.fold_state(sched.now(), size, t_x, l2) else { return false };
+        let fifo = self.fold[l2 as usize].fifo;
+        if let Some(w) = credit {
+            // Credited at the pass (sink and size in `w`): the datagram itself is done with.
+            self.pool.free(p);
+            sched.at_fold(fifo, t_x, s_x, far, l2, w, true);
+        } else {
+            sched.at_fold(fifo, t_x, s_x, far, l2, p, false);
+        }
+        true
+    }
+
+    /// The state part of a fold onto `l2` of a packet of `size` bytes reaching `l2`'s
+    /// near node at `t_x`, decided `now`: if `l2`'s state allows it (below), enter the
+    /// transmission (counters, busy until `t_x + txt`, resume number `VIRT_RESUME`) and
+    /// return the far-end arrival's time; else mark an unfolded packet towards `l2` in
+    /// the air and return None.
+    #[inline(always)]
+    fn fold_state(&mut self, now: SimTime, size: u32, t_x: SimTime, l2: u32) -> Option<SimTime> {
+        let Network { links, link_classes: classes, fold, .. } = self;
         let f = &mut fold[l2 as usize];
         let next = &links[l2 as usize];
         // Idle with an empty queue at `t_x`: nothing reaches `l2` but `l`'s packets, the
         // folded ones in the air have entered their transmissions already, and no
         // unfolded one is in the air (`unfolded_tx`), so `l2`'s state now is its state
-        // at `t_x`. A tie with `busy_until` depends on numbers: not folded.
+        // at `t_x`. A tie with `busy_until` depends on numbers: not folded. (`l2` is
+        // fed, so it is no feeder and its queue is not computed: `queue` holds it.)
         if next.busy_until >= t_x
-            || f.unfolded_tx >= sched.now()
+            || f.unfolded_tx >= now
             || next.txdone_pending()
             || !next.passthrough()
             || next.traced()
             || !next.queue.is_empty()
         {
             f.unfolded_tx = t_x;
-            return false;
+            return None;
         }
         let class = &mut classes[next.class as usize];
         let txt = class.tx_time(size);
         if txt == SimTime::ZERO {
             f.unfolded_tx = t_x;
-            return false;
+            return None;
         }
         let far = t_x + txt + class.delay;
         let next = links.arrive_and_depart(l2, size);
         next.busy_until = t_x + txt;
         next.resume_seq = VIRT_RESUME;
-        if let Some(w) = credit {
-            // Credited at the pass (sink and size in `w`): the datagram itself is done with.
-            pool.free(p);
-            sched.at_fold(f.fifo, t_x, s_x, far, l2, w, true);
-        } else {
-            sched.at_fold(f.fifo, t_x, s_x, far, l2, p, false);
-        }
-        true
+        Some(far)
     }
 
-    /// Per link, the packets and bytes `try_fold` counted for hops the loop has not
-    /// passed yet (a run read before their arrival): to be taken off `arrivals`,
-    /// `departures` and `bytes_departed` when reporting.
-    pub fn pending_fold_counts(&self, sched: &Scheduler) -> Vec<(u64, u64)> {
+    /// Per link, the packets and bytes counted ahead for what the loop has not passed
+    /// yet (a run read before then), as `(arrivals, departures, bytes)` to be taken off
+    /// `arrivals`, `departures` and `bytes_departed` when reporting: hops `try_fold`
+    /// entered whose arrival has not happened, and packets waiting in a computed queue
+    /// (`vq_enqueue` counted their bytes, and `departures` does not see them in the
+    /// ring; the hop folded for one has not happened either).
+    pub fn pending_fold_counts(&self, sched: &Scheduler) -> Vec<(u64, u64, u64)> {
         let mut v = Vec::new();
-        for (l, p, credited) in sched.pending_folds() {
+        let mut add = |l: u32, arrivals: u64, bytes: u64| {
             if v.is_empty() {
-                v = vec![(0, 0); self.links.len()];
+                v = vec![(0, 0, 0); self.links.len()];
             }
             let c = &mut v[l as usize];
-            c.0 += 1;
-            c.1 += credited.unwrap_or_else(|| self.pool.get(p).size) as u64;
+            c.0 += arrivals;
+            c.1 += 1;
+            c.2 += bytes;
+        };
+        for (l, p, credited) in sched.pending_folds() {
+            add(l, 1, credited.unwrap_or_else(|| self.pool.get(p).size) as u64);
+        }
+        for (b, p, l2, credited) in sched.pending_starts() {
+            let size = credited.unwrap_or_else(|| self.pool.get(p).size) as u64;
+            add(b, 0, size);
+            if l2 != NO_FOLD {
+                add(l2, 1, size);
+            }
         }
         v
     }
@@ -449,6 +498,13 @@ impl Network {
             }
             return;
         }
+        if link.vqueue() {
+            // Busy (a computed queue's link is pass-through, never has a `TxDone`
+            // pending and keeps its ring empty).
+            debug_assert!(busy);
+            self.vq_enqueue(sched, l, pkt);
+            return;
+        }
         if !link.queue.try_enqueue_plain(pkt) {
             self.enqueue(now, l, pkt, busy);
         } else if traced {
@@ -467,6 +523,96 @@ impl Network {
         } else if !link.txdone_pending() && !link.queue.is_empty() {
             link.set_txdone_pending(true);
             sched.at_resume(link.busy_until, link.resume_seq, l);
+        }
+    }
+
+    /// `pkt` arrives at the busy link `l`, whose queue is computed (`Link::vqueue`; see
+    /// docs/architecture.md, "Computed queues"): ns-2's tail-drop DropTail drops it if
+    /// `limit - 1` packets wait, else it leaves after them, so its transmission starts
+    /// when the link's last one ends (`busy_until`) and its arrival at the far node is
+    /// known now. The fold of the hop there is decided now too (`fold_state`, as
+    /// `try_fold` would at the start: `l2` is fed by `l` alone, so its state then is
+    /// its state now plus `l`'s packets ahead of this one, all decided), and the
+    /// scheduler's start pass gives the arrival and the resume their numbers at the
+    /// key of the transmission-done ns-2 would fire (`Scheduler::at_start`).
+    #[inline(never)]
+    fn vq_enqueue(&mut self, sched: &mut Scheduler, l: u32, pkt: PktId) {
+        let fi = self.fold[l as usize].fifo;
+        let n = sched.vq_len(fi);
+        let Network { links, link_classes: classes, pool, .. } = self;
+        let link = &links[l as usize];
+        if n as u64 + 1 >= link.queue.droptail_limit() as u64 {
+            // `DropTail::enqueue`: the arrival is the victim (untraced link).
+            links.count_drop(l);
+            pool.free(pkt);
+            return;
+        }
+        let pk = pool.get(pkt);
+        let (size, dst, udp) = (pk.size, pk.dst, pk.kind == PktKind::Udp);
+        let head = (n == 0).then(|| (link.busy_until, sched.resume_of(l, link.resume_seq)));
+        let link = links.depart(l, size);
+        let class = &mut classes[link.class as usize];
+        let txt = class.tx_time(size);
+        let t_end = link.busy_until + txt;
+        let t_x = t_end + class.delay;
+        link.busy_until = t_end;
+        link.resume_seq = VIRT_RESUME;
+        let node = link.dst;
+        let (l2, far, credit) = self.vq_fold(sched.now(), l, node, pkt, (size, dst, udp), t_x);
+        match credit {
+            None => sched.at_start(fi, head, t_end, t_x, far, l2, pkt, false),
+            Some(w) => sched.at_start(fi, head, t_end, t_x, far, l2, w, true),
+        }
+    }
+
+    /// The fold of the hop after computed-queue link `l` for `pkt`, reaching `l`'s far
+    /// node at `t_x` (`try_fold`'s tests and its state, decided `now`): `(l2, far-end
+    /// arrival, None)`, or `(NO_FOLD, _, None)` with the arrival left an event. A
+    /// datagram onto a UDP sink's last hop folds only as a credited pass
+    /// (`try_fold_credit`): then the datagram is freed and its [`credit_word`] returned.
+    /// `node`: `l`'s far node; `pkt`'s size, destination and whether it is a datagram.
+    #[inline(always)]
+    fn vq_fold(
+        &mut self,
+        now: SimTime,
+        l: u32,
+        node: u32,
+        p: PktId,
+        (size, dst, is_udp): (u32, u32, bool),
+        t_x: SimTime,
+    ) -> (u32, SimTime, Option<u32>) {
+        const NONE: (u32, SimTime, Option<u32>) = (NO_FOLD, SimTime::ZERO, None);
+        if dst == node {
+            return NONE;
+        }
+        let l2 = self.routes.next(node, dst);
+        match self.fold.get(l2 as usize) {
+            Some(f) if f.feeder == l => {}
+            _ => return NONE,
+        }
+        let mut credit = None;
+        if is_udp && self.udp.last_hop(l2) {
+            let next = &self.links[l2 as usize];
+            let pk = self.pool.get(p);
+            credit = match self.udp.elidable(pk.flow, pk.dst_agent) {
+                Some(k) if next.dst == pk.dst && !next.arrive_hooks() => credit_word(k, pk.size),
+                _ => None,
+            };
+            if credit.is_none() {
+                // Its arrival at `l2`'s far node stays an event (or is elided there).
+                self.fold[l2 as usize].unfolded_tx = t_x;
+                return NONE;
+            }
+        }
+        match self.fold_state(now, size, t_x, l2) {
+            Some(far) => {
+                if credit.is_some() {
+                    // Credited at the pass: the datagram itself is done with.
+                    self.pool.free(p);
+                }
+                (l2, far, credit)
+            }
+            None => NONE,
         }
     }
 

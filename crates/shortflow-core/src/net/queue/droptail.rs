@@ -97,6 +97,13 @@ impl DropTail {
         self.limit() > 1
     }
 
+    /// Tail drop with no stage: an arrival is appended if fewer than `limit - 1` wait,
+    /// else it is the one dropped, and packets leave in arrival order (what
+    /// `Network::vq_enqueue` computes without the ring).
+    pub fn plain_tail(&self) -> bool {
+        self.buf.victim == Victim::Tail && self.buf.stages.ack_filter.is_none() && self.buf.stages.acks_first.is_none()
+    }
+
     /// The packet limit (`limit_pkts`).
     #[inline(always)]
     pub fn limit(&self) -> u32 {

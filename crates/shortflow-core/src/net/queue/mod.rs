@@ -102,6 +102,18 @@ impl AnyQueue {
             AnyQueue::Red(q) => q.dequeue(now, pool),
         }
     }
+    /// A DropTail with tail drop and no stage ([`DropTail::plain_tail`])?
+    pub fn plain_tail(&self) -> bool {
+        matches!(self, AnyQueue::DropTail(q) if q.plain_tail())
+    }
+    /// A DropTail's packet limit (0 for RED).
+    #[inline(always)]
+    pub fn droptail_limit(&self) -> u32 {
+        match self {
+            AnyQueue::DropTail(q) => q.limit(),
+            AnyQueue::Red(_) => 0,
+        }
+    }
     /// The packet `i` places behind the head of a DropTail, if that many wait (a
     /// prefetch hint, `Simulation::prefetch_queue`); None for RED.
     #[inline(always)]

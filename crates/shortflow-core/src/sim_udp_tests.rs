@@ -28,8 +28,9 @@ fn build(cfg: &Value, elide: bool) -> Simulation {
     sim
 }
 
-/// The results as text, less wall time, event count and memory (which elision changes).
-fn text(sim: &Simulation) -> String {
+/// The results as text, less wall time, event count and memory (which elision changes;
+/// so do computed queues, `sim_vqueue_tests.rs`).
+pub(super) fn text(sim: &Simulation) -> String {
     let mut r = sim.results();
     r.stats.wall_s = 0.0;
     r.stats.events = 0;

@@ -7,6 +7,7 @@
 
 use serde_json::{json, Value};
 
+use super::udp_tests::text;
 use crate::config::SimConfig;
 use crate::rng::Rng;
 use crate::sim::Simulation;
@@ -21,15 +22,6 @@ fn build(cfg: &Value, computed: bool) -> Simulation {
     sim
 }
 
-/// Everything the run reports, less the wall time, the structures' bytes and the event
-/// count (which computed queues lower).
-fn text(sim: &Simulation) -> String {
-    let mut r = sim.results();
-    r.stats.wall_s = 0.0;
-    r.stats.sim_bytes = 0;
-    r.stats.events = 0;
-    format!("{r:?}")
-}
 
 /// Run `cfg` with and without computed queues, comparing the results at `pauses`
 /// (seconds) and at the end; returns the start passes done.

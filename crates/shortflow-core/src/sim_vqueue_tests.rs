@@ -154,3 +154,24 @@ fn computed_queues_keep_every_event_key() {
     }
     assert!(pauses > 1000);
 }
+
+/// Packet traces of some links (a traced link is no computed queue and takes no fold,
+/// its neighbours still may): every trace row the same, with and without.
+#[test]
+fn computed_queues_keep_the_traces_of_other_links() {
+    let mut starts = 0;
+    for seed in 41..=52 {
+        let mut cfg = random_dumbbell(seed);
+        let links: &[&str] = match seed % 3 {
+            0 => &["s0->r1", "r1->s0", "r2->d0", "d0->r2"],
+            1 => &["r1->r2"],
+            _ => &["r2->r1", "r2->d0"],
+        };
+        cfg["trace"] = json!({"acks": true, "cwnd": true, "packets": true, "links": links});
+        starts += compare(&cfg, &[3.3], &format!("seed {seed}, traced {links:?}"));
+        let mut on = build(&cfg, true);
+        on.run_until(SimTime::from_secs_f64(3.3));
+        assert!(!on.results().packets.time_ns.is_empty(), "seed {seed}: a trace");
+    }
+    assert!(starts > 1_000, "the untraced bottlenecks queue ({starts} start passes)");
+}

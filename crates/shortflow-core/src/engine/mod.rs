@@ -343,6 +343,14 @@ struct Pass {
 /// fewer than 2^31 where hops fold (`Network::plan_folds`).
 const CREDIT: u32 = 1 << 31;
 
+/// A folded hop's `(l2, pkt)` as a pass or a start entry keeps them (`CREDIT` in `l2`),
+/// read back as `(l2, pkt, size)`: `size` given for a credited hop, whose `pkt` is then a
+/// [`credit_word`] (its datagram is freed).
+#[inline(always)]
+fn fold_target(l2: u32, pkt: PktId) -> (u32, PktId, Option<u32>) {
+    (l2 & !CREDIT, pkt, (l2 & CREDIT != 0).then_some(pkt & 0xFFFF))
+}
+
 /// The `pkt` of a credited pass: sink `k` (index in `Scheduler::udp_sinks`) in the high
 /// 16 bits, the datagram's `size` in the low 16; `None` when either does not fit (the
 /// hop is then not folded).
@@ -836,19 +844,14 @@ impl Scheduler {
         self.now = SimTime(top.time);
         let b = self.start_link[fi];
         self.fold_resume[b as usize] = r;
+        self.next_pass = self.pass_heap.top().map_or(u128::MAX, Entry::key);
+        self.sync_pass();
         if e.l2 == NO_FOLD {
             self.insert_arrival(e.t_x, s_x, b, e.pkt);
         } else {
-            let p = Pass { time: e.t_x, sk: s_x << KIND_BITS, far: e.far, l2: e.l2, pkt: e.pkt };
-            let pf = &mut self.pass_fifos[fi];
-            debug_assert!(pf.back().is_none_or(|q| (q.time, q.sk) < (p.time, p.sk)), "a feeder's passes in key order");
-            pf.push_back(p);
-            if pf.len() == 1 {
-                self.pass_heap.push(Entry { time: p.time, sk: p.sk, a: top.a, b: PASS_FOLD });
-            }
+            let (l2, pkt, credit) = fold_target(e.l2, e.pkt);
+            self.at_fold(top.a, SimTime(e.t_x), s_x, SimTime(e.far), l2, pkt, credit.is_some());
         }
-        self.next_pass = self.pass_heap.top().map_or(u128::MAX, Entry::key);
-        self.sync_pass();
         self.vq_starts += 1;
     }
 
@@ -860,7 +863,10 @@ impl Scheduler {
         self.start_fifos.iter().zip(&self.start_link).flat_map(|(f, &b)| {
             f.iter().map(move |e| match e.l2 {
                 NO_FOLD => (b, e.pkt, NO_FOLD, None),
-                l2 => (b, e.pkt, l2 & !CREDIT, (l2 & CREDIT != 0).then_some(e.pkt & 0xFFFF)),
+                l2 => {
+                    let (l2, pkt, size) = fold_target(l2, e.pkt);
+                    (b, pkt, l2, size)
+                }
             })
         })
     }
@@ -906,9 +912,7 @@ impl Scheduler {
     /// given for a credited pass (its packet is freed), else `pkt` is F's packet. Their
     /// arrival on `l2` has not happened.
     pub fn pending_folds(&self) -> impl Iterator<Item = (u32, PktId, Option<u32>)> + '_ {
-        self.pass_fifos
-            .iter()
-            .flat_map(|f| f.iter().map(|p| (p.l2 & !CREDIT, p.pkt, (p.l2 & CREDIT != 0).then_some(p.pkt & 0xFFFF))))
+        self.pass_fifos.iter().flat_map(|f| f.iter().map(|p| fold_target(p.l2, p.pkt)))
     }
 
     /// Sequence number of the event being processed: with equal times, an event with a

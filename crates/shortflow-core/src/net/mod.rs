@@ -342,66 +342,18 @@ impl Network {
     /// (`Scheduler::at_fold` with the sink), so neither X nor F is an event.
     #[inline(always)]
     fn try_fold(&mut self, sched: &mut Scheduler, l: u32, p: PktId, t_x: SimTime, s_x: u64) -> bool {
-        let Network { links, routes, fold, udp, pool, .. } = self;
-        let pk = pool.get(p);
-        let (dst, size, is_udp) = (pk.dst, pk.size, pk.kind == PktKind::Udp);
-        let node = links[l as usize].dst;
-        if dst == node {
-            return false;
-        }
-        let l2 = routes.next(node, dst);
-        let Some(f) = fold.get(l2 as usize) else { return false };
-        if f.feeder != l {
-            return false;
-        }
-        if is_udp && udp.last_hop(l2) {
-            return self.try_fold_credit(sched, p, t_x, s_x, l2);
-        }
-        self.enter_fold(sched, p, size, t_x, s_x, l2, None)
-    }
-
-    /// `try_fold` of a datagram onto a last hop `l2` into a UDP sink's node: folded only
-    /// as a credited pass (its delivery would be elided).
-    #[inline(always)]
-    fn try_fold_credit(&mut self, sched: &mut Scheduler, p: PktId, t_x: SimTime, s_x: u64, l2: u32) -> bool {
         let pk = self.pool.get(p);
-        let next = &self.links[l2 as usize];
-        let w = match self.udp.elidable(pk.flow, pk.dst_agent) {
-            Some(k) if next.dst == pk.dst && !next.arrive_hooks() => credit_word(k, pk.size),
-            _ => None,
-        };
-        if w.is_none() {
-            // Its arrival at `l2`'s far node stays an event (or is elided there).
-            self.fold[l2 as usize].unfolded_tx = t_x;
+        let pkt = (pk.size, pk.dst, pk.kind == PktKind::Udp);
+        let node = self.links[l as usize].dst;
+        let (l2, far, credit) = self.decide_fold(sched.now(), l, node, p, pkt, t_x);
+        if l2 == NO_FOLD {
             return false;
         }
-        let size = pk.size;
-        self.enter_fold(sched, p, size, t_x, s_x, l2, w)
-    }
-
-    /// The rest of `try_fold`: fold the hop onto `l2` (fed by the caller's link) if `l2`'s
-    /// state allows it; `credit`: the pass credits a UDP sink (`engine::credit_word`)
-    /// instead of queueing the far-end arrival, and the packet is freed.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn enter_fold(
-        &mut self,
-        sched: &mut Scheduler,
-        p: PktId,
-        size: u32,
-        t_x: SimTime,
-        s_x: u64,
-        l2: u32,
-        credit: Option<u32>,
-    ) -> bool {
-        let Some(far) = self.fold_state(sched.now(), size, t_x, l2) else { return false };
         let fifo = self.fold[l2 as usize].fifo;
-        if let Some(w) = credit {
-            // Credited at the pass (sink and size in `w`): the datagram itself is done with.
-            self.pool.free(p);
-            sched.at_fold(fifo, t_x, s_x, far, l2, w, true);
-        } else {
-            sched.at_fold(fifo, t_x, s_x, far, l2, p, false);
+        match credit {
+            // Credited at the pass (sink and size in `w`; the datagram is freed).
+            Some(w) => sched.at_fold(fifo, t_x, s_x, far, l2, w, true),
+            None => sched.at_fold(fifo, t_x, s_x, far, l2, p, false),
         }
         true
     }
@@ -530,7 +482,7 @@ impl Network {
     /// docs/architecture.md, "Computed queues"): ns-2's tail-drop DropTail drops it if
     /// `limit - 1` packets wait, else it leaves after them, so its transmission starts
     /// when the link's last one ends (`busy_until`) and its arrival at the far node is
-    /// known now. The fold of the hop there is decided now too (`fold_state`, as
+    /// known now. The fold of the hop there is decided now too (`decide_fold`, as
     /// `try_fold` would at the start: `l2` is fed by `l` alone, so its state then is
     /// its state now plus `l`'s packets ahead of this one, all decided), and the
     /// scheduler's start pass gives the arrival and the resume their numbers at the
@@ -558,21 +510,24 @@ impl Network {
         link.busy_until = t_end;
         link.resume_seq = VIRT_RESUME;
         let node = link.dst;
-        let (l2, far, credit) = self.vq_fold(sched.now(), l, node, pkt, (size, dst, udp), t_x);
+        let (l2, far, credit) = self.decide_fold(sched.now(), l, node, pkt, (size, dst, udp), t_x);
         match credit {
             None => sched.at_start(fi, head, t_end, t_x, far, l2, pkt, false),
             Some(w) => sched.at_start(fi, head, t_end, t_x, far, l2, w, true),
         }
     }
 
-    /// The fold of the hop after computed-queue link `l` for `pkt`, reaching `l`'s far
-    /// node at `t_x` (`try_fold`'s tests and its state, decided `now`): `(l2, far-end
+    /// Decide the fold of the hop after link `l` for `p`, which reaches `l`'s far node
+    /// `node` at `t_x`, `now` (`try_fold` as `l` starts sending it, `vq_enqueue` as it
+    /// joins `l`'s computed queue): the node must forward it onto a link `l2` fed by `l`
+    /// alone, and `fold_state` enter its transmission there. Returns `(l2, far-end
     /// arrival, None)`, or `(NO_FOLD, _, None)` with the arrival left an event. A
-    /// datagram onto a UDP sink's last hop folds only as a credited pass
-    /// (`try_fold_credit`): then the datagram is freed and its [`credit_word`] returned.
-    /// `node`: `l`'s far node; `pkt`'s size, destination and whether it is a datagram.
+    /// datagram onto a UDP sink's last hop folds only as a credited pass (its delivery
+    /// would be elided, `elide_udp_arrival`): then the datagram is freed and its
+    /// [`credit_word`] returned. `(size, dst, is_udp)`: `p`'s size, destination and
+    /// whether it is a datagram.
     #[inline(always)]
-    fn vq_fold(
+    fn decide_fold(
         &mut self,
         now: SimTime,
         l: u32,

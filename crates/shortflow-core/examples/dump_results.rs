@@ -22,7 +22,17 @@ fn main() {
         }
         let cfg: shortflow_core::config::SimConfig =
             serde_json::from_value(v).unwrap_or_else(|e| panic!("{path}: {e}"));
-        match shortflow_core::run(&cfg) {
+        // `DUMP_LOOKAHEAD=1`: with `Simulation::enable_lookahead` (the same digests).
+        let run = |cfg: &shortflow_core::config::SimConfig| {
+            if std::env::var_os("DUMP_LOOKAHEAD").is_none() {
+                return shortflow_core::run(cfg);
+            }
+            let mut sim = shortflow_core::Simulation::new(cfg.clone())?;
+            sim.enable_lookahead();
+            sim.run_to_end();
+            Ok(sim.results())
+        };
+        match run(&cfg) {
             Ok(mut r) => {
                 r.stats.wall_s = 0.0;
                 let events = r.stats.events;

@@ -10,6 +10,9 @@
 //! simulation is built, run, its results collected and written out as JSON, and print
 //! the bytes per TCP connection live after each phase and at each phase's peak, with
 //! `Simulation::memory`'s breakdown by structure after building and after the run.
+//!
+//! With `--phases`, print the CPU time of each phase per delivered packet. A last
+//! argument `--lookahead` (with `N` or `--phases`) runs with `Simulation::enable_lookahead`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -59,10 +62,12 @@ static ALLOC: Counting = Counting;
 fn main() {
     let mut args = std::env::args().skip(1);
     let Some(path) = args.next() else {
-        eprintln!("usage: run_config CONFIG.json [REPEAT | --footprint | --memory]");
+        eprintln!("usage: run_config CONFIG.json [REPEAT | --footprint | --memory | --phases] [--lookahead]");
         std::process::exit(2);
     };
     let mode = args.next();
+    let lookahead = args.next().as_deref() == Some("--lookahead") || mode.as_deref() == Some("--lookahead");
+    let mode = mode.filter(|m| m != "--lookahead");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         eprintln!("{path}: {e}");
         std::process::exit(2)
@@ -80,12 +85,24 @@ fn main() {
         return;
     }
     if mode.as_deref() == Some("--phases") {
-        phases(cfg);
+        phases(cfg, lookahead);
         return;
     }
     let repeat: usize = mode.and_then(|s| s.parse().ok()).unwrap_or(1);
     for _ in 0..repeat {
-        match shortflow_core::run(&cfg) {
+        let run = |cfg: &shortflow_core::config::SimConfig| {
+            if !lookahead {
+                return shortflow_core::run(cfg);
+            }
+            let t0 = std::time::Instant::now();
+            let mut sim = shortflow_core::Simulation::new(cfg.clone())?;
+            sim.enable_lookahead();
+            sim.run_to_end();
+            let mut r = sim.results();
+            r.stats.wall_s = t0.elapsed().as_secs_f64();
+            Ok(r)
+        };
+        match run(&cfg) {
             Ok(r) => {
                 let s = &r.stats;
                 println!(
@@ -169,12 +186,15 @@ extern "C" {
 }
 
 /// See the module docs (`--phases`).
-fn phases(cfg: shortflow_core::config::SimConfig) {
+fn phases(cfg: shortflow_core::config::SimConfig, lookahead: bool) {
     let c0 = thread_cpu_s();
     let mut sim = shortflow_core::Simulation::new(cfg).unwrap_or_else(|e| {
         eprintln!("{e}");
         std::process::exit(1)
     });
+    if lookahead {
+        sim.enable_lookahead();
+    }
     let c1 = thread_cpu_s();
     sim.run_to_end();
     let c2 = thread_cpu_s();

@@ -66,7 +66,7 @@ pub struct LoopPosition {
 impl LoopPosition {
     /// Has the loop passed an event with key `(t, s)`?
     #[inline]
-    fn passed(&self, t: u64, s: u64) -> bool {
+    pub fn passed(&self, t: u64, s: u64) -> bool {
         self.drained_to.is_some_and(|d| t <= d.0) || (t, s) <= (self.now.0, self.seq)
     }
 }

@@ -370,13 +370,43 @@ type PassFifo = Fifo<Pass, 16>;
 /// event (`l2 == NO_FOLD`). Its *start pass* is at the key of the transmission-done
 /// ns-2 would fire before it (the previous packet's end, with that transmission's
 /// resume number).
+///
+/// `arr`: the key of the packet's arrival at the link, if the network entered it ahead
+/// of that arrival (`Network::try_lookahead`), else `(0, 0)` (it had arrived).
 #[derive(Clone, Copy, Debug, Default)]
 struct Start {
     t_end: u64,
     t_x: u64,
     far: u64,
+    arr: (u64, u64),
     l2: u32,
     pkt: PktId,
+}
+
+/// The key a computed queue's packet starts at when the queue is empty as it joins
+/// ([`Scheduler::at_start`]): `(time, seq)`, the start pass's key, and `resume`, the
+/// resume number of the transmission on the wire until then ([`Scheduler::resume_of`]).
+/// Joining a busy link it starts at the end of the transmission on the wire, with that
+/// transmission's resume number: `seq == resume`. Entered ahead of its arrival at an
+/// idle link (`Network::try_lookahead`) it starts at that arrival's key.
+#[derive(Clone, Copy, Debug)]
+pub struct StartKey {
+    pub time: SimTime,
+    pub seq: u64,
+    pub resume: u64,
+}
+
+/// A packet waiting in a computed queue ([`Scheduler::pending_starts`]): its `link`,
+/// `pkt`, `l2` (the folded hop entered for it, or `NO_FOLD`), `size` (given for a
+/// credited fold, whose datagram is freed, as in [`Scheduler::pending_folds`]) and `arr`
+/// (the key of its arrival at the link if it was entered ahead of it, else `(0, 0)`).
+#[derive(Clone, Copy, Debug)]
+pub struct PendingStart {
+    pub link: u32,
+    pub pkt: PktId,
+    pub l2: u32,
+    pub size: Option<u32>,
+    pub arr: (u64, u64),
 }
 
 /// In `Start::l2`: the hop after the link is not folded (its arrival is an event).
@@ -522,6 +552,13 @@ pub struct Scheduler {
     pub folded: u64,
     /// Start passes done (each a transmission-done event not delivered; not in `fired`).
     pub vq_starts: u64,
+    /// Arrivals at a computed queue entered ahead, as the link before it started
+    /// sending the packet (`Network::try_lookahead`), at a link busy then: each an
+    /// arrival event not delivered (not in `fired`).
+    pub lookaheads: u64,
+    /// The same at a link idle then: the arrival's key is the packet's start pass's
+    /// (counted in `vq_starts`).
+    pub lookahead_starts: u64,
     /// Of the folded hops, those whose far-end arrival was credited to a UDP sink instead of
     /// being scheduled (no event at either end).
     pub folded_credits: u64,
@@ -612,6 +649,8 @@ impl Scheduler {
             next_aux: u128::MAX,
             folded: 0,
             vq_starts: 0,
+            lookaheads: 0,
+            lookahead_starts: 0,
             folded_credits: 0,
             udp_sinks: credits::Credits::default(),
         }
@@ -724,35 +763,39 @@ impl Scheduler {
     /// transmission ends at `t_end`, it reaches the far node at `t_x`, and the hop there
     /// was folded onto `l2` with its far-end arrival at `far` (`Network::try_fold`'s
     /// state already entered), or `l2 == NO_FOLD`. `head`: the queue was empty, so this
-    /// packet starts when the transmission on the wire ends, at that key (its end and
-    /// its resume number). The start pass at that key does what ns-2's transmission-done
-    /// does to the event order: the arrival X takes the next number and the new
+    /// packet starts at that key ([`StartKey`]: the end of the transmission on the wire,
+    /// or its own arrival at the idle link). The start pass at that key does what ns-2's
+    /// transmission-done (or the arrival's handler) does to the event order: the arrival
+    /// X takes the next number and the new
     /// transmission's resume the one after (read through [`Scheduler::resume_of`], as a
     /// folded hop's); X is then a fold's pass or an arrival event. With `credit` (a
     /// folded hop only), `pkt` is a [`credit_word`], as for [`Scheduler::at_fold`].
+    /// `arr`: the key of the packet's arrival at the link when it is entered ahead of it
+    /// (`Network::try_lookahead`), else `(0, 0)`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub fn at_start(
         &mut self,
         fifo: u32,
-        head: Option<(SimTime, u64)>,
+        head: Option<StartKey>,
         t_end: SimTime,
         t_x: SimTime,
         far: SimTime,
         l2: u32,
         pkt: PktId,
         credit: bool,
+        arr: (u64, u64),
     ) {
         debug_assert!(!credit || l2 != NO_FOLD);
         let l2 = if credit { l2 | CREDIT } else { l2 };
         let f = &mut self.start_fifos[fifo as usize];
-        f.push_back(Start { t_end: t_end.0, t_x: t_x.0, far: far.0, l2, pkt });
-        if let Some((t, r)) = head {
+        f.push_back(Start { t_end: t_end.0, t_x: t_x.0, far: far.0, arr, l2, pkt });
+        if let Some(k) = head {
             debug_assert_eq!(f.len(), 1, "a head key only for an empty queue");
-            debug_assert!(t >= self.now && t_end >= t);
+            debug_assert!(k.time >= self.now && t_end >= k.time);
             let b = self.start_link[fifo as usize];
-            self.fold_resume[b as usize] = r;
-            self.pass_heap.push(Entry { time: t.0, sk: r << KIND_BITS, a: fifo, b: PASS_START });
+            self.fold_resume[b as usize] = k.resume;
+            self.pass_heap.push(Entry { time: k.time.0, sk: k.seq << KIND_BITS, a: fifo, b: PASS_START });
             self.next_pass = self.pass_heap.0[0].key();
             self.sync_pass();
         }
@@ -836,9 +879,15 @@ impl Scheduler {
         let r = s_x + 1;
         assert!(r < 1 << (64 - KIND_BITS), "sequence number overflow");
         self.seq = r;
-        match f.is_empty() {
-            false => self.pass_heap.replace_top(Entry { time: e.t_end, sk: r << KIND_BITS, a: top.a, b: PASS_START }),
-            true => self.pass_heap.remove_top(),
+        match f.front() {
+            // The next starts at this one's end, with this resume number; one entered
+            // ahead of its arrival at the then idle link (`Network::try_lookahead`) at
+            // that arrival's key.
+            Some(n) => {
+                let (t, s) = if n.arr.0 > e.t_end { n.arr } else { (e.t_end, r) };
+                self.pass_heap.replace_top(Entry { time: t, sk: s << KIND_BITS, a: top.a, b: PASS_START })
+            }
+            None => self.pass_heap.remove_top(),
         }
         // The transmission-done's handler runs at its time: X's lane offset is taken from it.
         self.now = SimTime(top.time);
@@ -855,18 +904,16 @@ impl Scheduler {
         self.vq_starts += 1;
     }
 
-    /// The packets waiting in computed queues, as `(link, pkt, l2, size)` (`l2`: the
-    /// folded hop entered for it, or `NO_FOLD`; `size` given for a credited fold, whose
-    /// datagram is freed, as in [`Scheduler::pending_folds`]): they have not started
+    /// The packets waiting in computed queues ([`PendingStart`]): they have not started
     /// transmitting.
-    pub fn pending_starts(&self) -> impl Iterator<Item = (u32, PktId, u32, Option<u32>)> + '_ {
+    pub fn pending_starts(&self) -> impl Iterator<Item = PendingStart> + '_ {
         self.start_fifos.iter().zip(&self.start_link).flat_map(|(f, &b)| {
-            f.iter().map(move |e| match e.l2 {
-                NO_FOLD => (b, e.pkt, NO_FOLD, None),
-                l2 => {
-                    let (l2, pkt, size) = fold_target(l2, e.pkt);
-                    (b, pkt, l2, size)
-                }
+            f.iter().map(move |e| {
+                let (l2, pkt, size) = match e.l2 {
+                    NO_FOLD => (NO_FOLD, e.pkt, None),
+                    l2 => fold_target(l2, e.pkt),
+                };
+                PendingStart { link: b, pkt, l2, size, arr: e.arr }
             })
         })
     }

@@ -47,7 +47,8 @@ pub struct Link {
     arrivals_lo: u32,
     drops_lo: u32,
     bytes_lo: u32,
-    /// `TXDONE_PENDING`, `PASSTHROUGH`, `TRACED`, `ARRIVE_HOOKS`, `FEEDS_FOLD`, `VQUEUE`.
+    /// `TXDONE_PENDING`, `PASSTHROUGH`, `TRACED`, `ARRIVE_HOOKS`, `FEEDS_FOLD`, `VQUEUE`,
+    /// `LOOKAHEAD`.
     flags: u8,
 }
 
@@ -62,12 +63,16 @@ pub struct Link {
 /// feeding some link). `VQUEUE`: the link's queue is computed at enqueue (`Network::vq_enqueue`:
 /// a packet's transmission, and the fold of the hop after it, are decided as it joins
 /// the queue, and the scheduler's start passes give them their numbers; no `TxDone`).
+/// `LOOKAHEAD`: the link feeds a computed queue at its far node that may take its
+/// packets ahead of their arrival (`Network::try_lookahead`): its far-end arrivals are
+/// decided as it starts sending them, as a fold's feeder's (`FEEDS_FOLD`).
 const TXDONE_PENDING: u8 = 1;
 const PASSTHROUGH: u8 = 2;
 const TRACED: u8 = 4;
 const ARRIVE_HOOKS: u8 = 8;
 const FEEDS_FOLD: u8 = 16;
 const VQUEUE: u8 = 32;
+const LOOKAHEAD: u8 = 64;
 
 // A link direction per access link of a connection, four per connection in a large run.
 const _: () = assert!(std::mem::size_of::<Link>() == 64);
@@ -449,11 +454,6 @@ impl Link {
     pub(crate) fn arrive_hooks(&self) -> bool {
         self.flags & ARRIVE_HOOKS != 0
     }
-    /// The hop after this link may be folded (`Network::plan_folds`).
-    #[inline(always)]
-    pub(crate) fn feeds_fold(&self) -> bool {
-        self.flags & FEEDS_FOLD != 0
-    }
     pub(crate) fn set_feeds_fold(&mut self, on: bool) {
         self.set_flag(FEEDS_FOLD, on);
     }
@@ -465,6 +465,20 @@ impl Link {
     }
     pub(crate) fn set_vqueue(&mut self, on: bool) {
         self.set_flag(VQUEUE, on);
+    }
+    /// Its far-end arrivals may enter a computed queue ahead (`LOOKAHEAD`).
+    #[inline(always)]
+    pub(crate) fn lookahead(&self) -> bool {
+        self.flags & LOOKAHEAD != 0
+    }
+    pub(crate) fn set_lookahead(&mut self, on: bool) {
+        self.set_flag(LOOKAHEAD, on);
+    }
+    /// Its far-end arrivals are decided as it starts sending (`FEEDS_FOLD` or
+    /// `LOOKAHEAD`): one test in `Network::start_tx`.
+    #[inline(always)]
+    pub(crate) fn decides_arrivals(&self) -> bool {
+        self.flags & (FEEDS_FOLD | LOOKAHEAD) != 0
     }
 
     /// Is the transmitter (of link `l`, this one) busy for the event firing now? At

@@ -12,7 +12,8 @@ pub mod queue;
 pub mod routing;
 pub mod udp_rx;
 
-use crate::engine::{credit_word, Event, PktId, Scheduler, NO_FOLD, VIRT_RESUME};
+use crate::engine::credits::LoopPosition;
+use crate::engine::{credit_word, Event, PktId, Scheduler, StartKey, NO_FOLD, VIRT_RESUME};
 use crate::error::ConfigError;
 use crate::names::Names;
 use crate::net::element::{AnyElement, ElemCtx, Verdict, NO_ELEM};
@@ -28,6 +29,10 @@ use crate::time::SimTime;
 /// "No link" / "not known": a first link an agent has not been told (see
 /// [`Network::send_via`]).
 pub const NO_LINK: u32 = u32::MAX;
+
+/// In a route walk (`Network::walk_route`): "no link before this one", the packet
+/// starts at this link's node.
+const ORIGIN: u32 = u32::MAX - 2;
 
 /// Where a packet ends up after arriving at a node.
 pub enum Arrival {
@@ -68,6 +73,31 @@ pub struct Network {
     /// Per link, what folding its incoming hops needs (`plan_folds`); empty when no
     /// hop is folded.
     fold: Vec<FoldLink>,
+    /// Per feeder (indexed like its FIFO, `FoldLink::fifo`), whether its computed queue
+    /// may take packets ahead of their arrival (`try_lookahead`), and how far ahead.
+    lookahead: Vec<Lookahead>,
+    /// No packet is smaller (`plan_folds`): the bound of `Lookahead`'s windows.
+    min_bytes: u32,
+}
+
+/// Per computed queue (`Link::vqueue`): what `Network::try_lookahead` needs to enter a
+/// packet into it as the link before it starts sending the packet, ahead of its
+/// arrival.
+#[derive(Clone, Copy, Debug)]
+struct Lookahead {
+    /// Every link feeding it (`plan_folds`) qualifies: none is folded onto, has a
+    /// computed queue or arrival hooks, no packet enters it at its own node, and that
+    /// node has no element (`Network::enable_lookahead` marks them `Link::lookahead`).
+    on: bool,
+    /// Over the links feeding it, the smallest `delay + txt(min_bytes)` (`min1`, on link
+    /// `arg1`) and the smallest over the others (`min2`): a packet that one of them starts
+    /// sending at or after `now` reaches the node no earlier than `now` plus its value.
+    min1: SimTime,
+    arg1: u32,
+    min2: SimTime,
+    /// Arrival time at the node of the latest packet towards it whose arrival was left an
+    /// event (the largest such).
+    unfolded: SimTime,
 }
 
 /// Per link: the state `Network::try_fold` keeps for folding hops onto it.
@@ -108,6 +138,8 @@ impl Network {
             udp: UdpRx::default(),
             filtered: Vec::new(),
             fold: Vec::new(),
+            lookahead: Vec::new(),
+            min_bytes: 0,
         }
     }
 
@@ -249,33 +281,31 @@ impl Network {
     /// are static, so a packet from `o` to `d` takes the links of `routes.route` hop by
     /// hop. A fed link that itself feeds a fed link keeps its own fold only (no chains:
     /// a fold enters `l2`'s transmission without `start_tx`, so its far-end arrival
-    /// would not be marked in the next fold's `unfolded_tx`). Call once, before the first event,
+    /// would not be marked in the next fold's `unfolded_tx`). Then which computed queues
+    /// may take packets ahead of their arrival (`plan_lookahead`), no packet being
+    /// smaller than `min_bytes`. Call once, before the first event,
     /// with the complete list; a pair left out could make a fold wrong.
-    pub fn plan_folds(&mut self, sched: &mut Scheduler, pairs: impl IntoIterator<Item = (u32, u32)>) {
+    pub fn plan_folds(
+        &mut self,
+        sched: &mut Scheduler,
+        pairs: impl IntoIterator<Item = (u32, u32)> + Clone,
+        min_bytes: u32,
+    ) {
         const UNSEEN: u32 = u32::MAX - 1;
-        const ORIGIN: u32 = u32::MAX - 2;
         let n = self.links.len();
         if n >= (1 << 31) - 2 {
             return;
         }
         let mut feeder = vec![UNSEEN; n];
-        for (o, d) in pairs {
-            let (mut node, mut prev) = (o, ORIGIN);
-            // A route visits each node once: at most `nodes` hops.
-            for _ in 0..self.node_names.len() {
-                if node == d {
-                    break;
-                }
-                let Some(l) = self.routes.route(node, d) else { break };
+        for (o, d) in pairs.clone() {
+            self.walk_route(o, d, |prev, l| {
                 let f = &mut feeder[l as usize];
                 if *f == UNSEEN {
                     *f = prev;
                 } else if *f != prev {
                     *f = NO_LINK;
                 }
-                prev = l;
-                node = self.links[l as usize].dst;
-            }
+            });
         }
         let fed = |l: u32| (l as usize) < n && (feeder[l as usize] as usize) < n;
         let mut fold = Vec::with_capacity(n);
@@ -310,7 +340,96 @@ impl Network {
             }
         }
         self.fold = fold;
+        self.plan_lookahead(pairs, min_bytes, &feeders);
         sched.enable_folds(n, feeders);
+    }
+
+    /// Call `hop(prev, l)` for each link `l` of the route from node `o` to node `d`, in
+    /// order, with `prev` the link before it (`ORIGIN` for the first).
+    fn walk_route(&self, o: u32, d: u32, mut hop: impl FnMut(u32, u32)) {
+        let (mut node, mut prev) = (o, ORIGIN);
+        // A route visits each node once: at most `nodes` hops.
+        for _ in 0..self.node_names.len() {
+            if node == d {
+                break;
+            }
+            let Some(l) = self.routes.route(node, d) else { break };
+            hop(prev, l);
+            prev = l;
+            node = self.links[l as usize].dst;
+        }
+    }
+
+    /// Decide which computed queues (the `feeders` marked `Link::vqueue`) may take
+    /// packets ahead of their arrival (`try_lookahead`, docs/architecture.md
+    /// "Lookahead"): those whose every feeding link (from `pairs`, as in `plan_folds`)
+    /// starts each of its transmissions in `start_tx` and has nothing happen at the node
+    /// but the forwarding: it is not folded onto (`fold`), has no computed queue and no
+    /// arrival hooks; no packet starts at the queue's node, which has no element (one
+    /// holds and releases packets). Each feeding link gets its window (`Lookahead`),
+    /// no packet being smaller than `min_bytes`; `enable_lookahead` marks them.
+    fn plan_lookahead(&mut self, pairs: impl IntoIterator<Item = (u32, u32)> + Clone, min_bytes: u32, feeders: &[u32]) {
+        let mut la: Vec<Lookahead> = feeders
+            .iter()
+            .map(|&b| {
+                let node = self.links.src(b as usize);
+                let on = self.links[b as usize].vqueue() && !self.elements.iter().any(|e| e.node() == node);
+                Lookahead { on, min1: SimTime::MAX, arg1: NO_LINK, min2: SimTime::MAX, unfolded: SimTime::ZERO }
+            })
+            .collect();
+        if !la.iter().any(|x| x.on) {
+            return;
+        }
+        for (o, d) in pairs.clone() {
+            self.walk_route(o, d, |prev, l| {
+                if !self.links[l as usize].vqueue() {
+                    return;
+                }
+                let x = &mut la[self.fold[l as usize].fifo as usize];
+                if !x.on || prev == x.arg1 {
+                    return;
+                }
+                let f = if prev == ORIGIN { None } else { Some(&self.links[prev as usize]) };
+                let Some(f) =
+                    f.filter(|f| self.fold[prev as usize].feeder == NO_LINK && !f.vqueue() && !f.arrive_hooks())
+                else {
+                    x.on = false;
+                    return;
+                };
+                let class = &self.link_classes[f.class as usize];
+                let v = class.delay + crate::time::tx_time(min_bytes, class.rate_bps());
+                if v < x.min1 {
+                    (x.min2, x.min1, x.arg1) = (x.min1, v, prev);
+                } else if v < x.min2 {
+                    x.min2 = v;
+                }
+            });
+        }
+        if la.iter().any(|x| x.on) {
+            self.lookahead = la;
+            self.min_bytes = min_bytes;
+        }
+    }
+
+    /// Let the computed queues that may (`plan_lookahead`) take packets ahead of their
+    /// arrival (`try_lookahead`): every link into such a queue's node is marked
+    /// `Link::lookahead` (one that carries nothing onto the queue only looks its route
+    /// up in vain). Off unless asked for: exact, with fewer events, but each packet
+    /// entered ahead at an idle link trades its arrival event for a start pass, and
+    /// every packet on a marked link pays the attempt; measured slower (docs/architecture.md,
+    /// "Lookahead"). Before the first event only.
+    pub fn enable_lookahead(&mut self) {
+        let mut node = vec![false; self.node_names.len()];
+        for b in 0..self.links.len() {
+            if self.links[b].vqueue() && self.lookahead.get(self.fold[b].fifo as usize).is_some_and(|x| x.on) {
+                node[self.links.src(b) as usize] = true;
+            }
+        }
+        for l in 0..self.links.len() {
+            if node[self.links[l].dst as usize] {
+                self.links[l].set_lookahead(true);
+            }
+        }
     }
 
     /// Compute no queue at enqueue (`vq_enqueue`): every link queues its packets in its
@@ -320,6 +439,7 @@ impl Network {
     pub(crate) fn drop_virtual_queues(&mut self) {
         for l in 0..self.links.len() {
             self.links[l].set_vqueue(false);
+            self.links[l].set_lookahead(false);
         }
     }
 
@@ -401,8 +521,9 @@ impl Network {
     /// `arrivals`, `departures` and `bytes_departed` when reporting: hops `try_fold`
     /// entered whose arrival has not happened, and packets waiting in a computed queue
     /// (`vq_enqueue` counted their bytes, and `departures` does not see them in the
-    /// ring; the hop folded for one has not happened either).
-    pub fn pending_fold_counts(&self, sched: &Scheduler) -> Vec<(u64, u64, u64)> {
+    /// ring; the hop folded for one has not happened either; one entered ahead by
+    /// `try_lookahead` may not have arrived at `pos`, the loop's position).
+    pub fn pending_fold_counts(&self, sched: &Scheduler, pos: &LoopPosition) -> Vec<(u64, u64, u64)> {
         let mut v = Vec::new();
         let mut add = |l: u32, arrivals: u64, bytes: u64| {
             if v.is_empty() {
@@ -416,11 +537,13 @@ impl Network {
         for (l, p, credited) in sched.pending_folds() {
             add(l, 1, credited.unwrap_or_else(|| self.pool.get(p).size) as u64);
         }
-        for (b, p, l2, credited) in sched.pending_starts() {
-            let size = credited.unwrap_or_else(|| self.pool.get(p).size) as u64;
-            add(b, 0, size);
-            if l2 != NO_FOLD {
-                add(l2, 1, size);
+        for s in sched.pending_starts() {
+            let size = s.size.unwrap_or_else(|| self.pool.get(s.pkt).size) as u64;
+            // Entered ahead of its arrival (`try_lookahead`): that arrival too, until passed.
+            let ahead = s.arr.1 != 0 && !pos.passed(s.arr.0, s.arr.1);
+            add(s.link, ahead as u64, size);
+            if s.l2 != NO_FOLD {
+                add(s.l2, 1, size);
             }
         }
         v
@@ -491,7 +614,7 @@ impl Network {
     fn vq_enqueue(&mut self, sched: &mut Scheduler, l: u32, pkt: PktId) {
         let fi = self.fold[l as usize].fifo;
         let n = sched.vq_len(fi);
-        let Network { links, link_classes: classes, pool, .. } = self;
+        let Network { links, pool, .. } = self;
         let link = &links[l as usize];
         if n as u64 + 1 >= link.queue.droptail_limit() as u64 {
             // `DropTail::enqueue`: the arrival is the victim (untraced link).
@@ -500,20 +623,46 @@ impl Network {
             return;
         }
         let pk = pool.get(pkt);
-        let (size, dst, udp) = (pk.size, pk.dst, pk.kind == PktKind::Udp);
-        let head = (n == 0).then(|| (link.busy_until, sched.resume_of(l, link.resume_seq)));
-        let link = links.depart(l, size);
+        let p = (pk.size, pk.dst, pk.kind == PktKind::Udp);
+        let start = link.busy_until;
+        let head = (n == 0).then(|| {
+            let r = sched.resume_of(l, link.resume_seq);
+            StartKey { time: start, seq: r, resume: r }
+        });
+        self.vq_enter(sched, l, fi, pkt, p, start, head, (0, 0));
+    }
+
+    /// `pkt` (`(size, dst, is_udp)`: `p`) joins the computed queue of link `l` (its
+    /// start FIFO `fi`), its transmission starting at `start`: count its departure and
+    /// bytes, make the link busy until its end (its resume number the start pass's), decide
+    /// the fold of the hop after it and queue its start pass (`Scheduler::at_start` with
+    /// `head` and `arr`).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn vq_enter(
+        &mut self,
+        sched: &mut Scheduler,
+        l: u32,
+        fi: u32,
+        pkt: PktId,
+        p: (u32, u32, bool),
+        start: SimTime,
+        head: Option<StartKey>,
+        arr: (u64, u64),
+    ) {
+        let Network { links, link_classes: classes, .. } = self;
+        let link = links.depart(l, p.0);
         let class = &mut classes[link.class as usize];
-        let txt = class.tx_time(size);
-        let t_end = link.busy_until + txt;
+        let txt = class.tx_time(p.0);
+        let t_end = start + txt;
         let t_x = t_end + class.delay;
         link.busy_until = t_end;
         link.resume_seq = VIRT_RESUME;
         let node = link.dst;
-        let (l2, far, credit) = self.decide_fold(sched.now(), l, node, pkt, (size, dst, udp), t_x);
+        let (l2, far, credit) = self.decide_fold(sched.now(), l, node, pkt, p, t_x);
         match credit {
-            None => sched.at_start(fi, head, t_end, t_x, far, l2, pkt, false),
-            Some(w) => sched.at_start(fi, head, t_end, t_x, far, l2, w, true),
+            None => sched.at_start(fi, head, t_end, t_x, far, l2, pkt, false, arr),
+            Some(w) => sched.at_start(fi, head, t_end, t_x, far, l2, w, true, arr),
         }
     }
 
@@ -641,11 +790,12 @@ impl Network {
         // ns-2 order: the arrival downstream is scheduled before the queue's resume. An
         // elided UDP delivery takes the arrival's number without scheduling it; a hop
         // that may be folded takes it now and is decided by the caller.
-        let mut fx = 0;
+        let (mut fx, mut ahead) = (0, false);
         link.resume_seq = if is_udp && udp.last_hop(l) && Self::elide_udp_arrival(link, pool, udp, sched, p, at) {
             sched.reserve_seq()
-        } else if link.feeds_fold() {
+        } else if link.decides_arrivals() {
             fx = sched.reserve_seq();
+            ahead = link.lookahead();
             sched.reserve_seq()
         } else {
             sched.at_then_reserve(at, Event::Arrive { link: l, pkt: p })
@@ -655,7 +805,10 @@ impl Network {
             sched.at_seq(link.busy_until, link.resume_seq, Event::TxDone { link: l });
         }
         if fx != 0 {
-            self.fold_or_arrive(sched, l, p, fx, at);
+            match ahead {
+                false => self.fold_or_arrive(sched, l, p, fx, at),
+                true => self.look_or_arrive(sched, l, p, fx, at),
+            }
         }
     }
 
@@ -668,6 +821,91 @@ impl Network {
         if !self.try_fold(sched, l, p, t_x, s_x) {
             sched.at_seq(t_x, s_x, Event::Arrive { link: l, pkt: p });
         }
+    }
+
+    /// `fold_or_arrive` on a link marked `Link::lookahead`: a packet not folded is
+    /// entered into the computed queue after the far node if `try_lookahead` can. Out of
+    /// line (and apart from `fold_or_arrive`, which runs without lookahead).
+    #[inline(never)]
+    fn look_or_arrive(&mut self, sched: &mut Scheduler, l: u32, p: PktId, s_x: u64, t_x: SimTime) {
+        // (A link only marked `lookahead` finds no fold: no `l2` is fed by it alone.)
+        if self.try_fold(sched, l, p, t_x, s_x) || self.try_lookahead(sched, l, p, t_x, s_x) {
+            return;
+        }
+        sched.at_seq(t_x, s_x, Event::Arrive { link: l, pkt: p });
+    }
+
+    /// Enter `p`, which link `u` has just started sending and which reaches `u`'s far
+    /// node at `t_x` (its arrival numbered `s_x`), into the computed queue of the link
+    /// `b` the node forwards it onto, now rather than at `t_x`, if that is exact (see
+    /// docs/architecture.md, "Lookahead"); else mark it in the air towards `b` and
+    /// return false. Exact when nothing reaches `b` between now and X's key but what is
+    /// decided already (the packets waiting in its computed queue, all decided, leave as
+    /// computed), so that `b`'s state then is its state now:
+    /// - no packet towards `b` whose arrival is an event is in the air (`unfolded`);
+    /// - a packet another link feeding `b` starts sending from now on arrives no
+    ///   earlier than now plus its window (`Lookahead`), and X's arrival is no later (a
+    ///   tie is ordered by number: that packet's is taken after X's); `u`'s own come
+    ///   after X;
+    /// - the queue would not drop X: fewer than `limit - 1` packets wait now, so no
+    ///   more do at `t_x` (a drop is left an event).
+    ///
+    /// Then X's arrival is `b`'s arrival now: counted, its transmission computed (it
+    /// starts when `b`'s last one ends, or at `t_x` if `b` is idle then) and the fold of
+    /// the hop after it decided (`vq_enter`). At a busy `b` the arrival's handler would
+    /// take no number (the packet waits: `vq_enqueue`), so X is no event at all; at an
+    /// idle one it would start the transmission, so X's key is its start pass's
+    /// (`Scheduler::at_start`, `run_start`: a packet starts at its arrival when that
+    /// is after the end of the one before it).
+    #[inline(never)]
+    fn try_lookahead(&mut self, sched: &mut Scheduler, u: u32, p: PktId, t_x: SimTime, s_x: u64) -> bool {
+        let now = sched.now();
+        let pk = self.pool.get(p);
+        let pkt = (pk.size, pk.dst, pk.kind == PktKind::Udp);
+        let node = self.links[u as usize].dst;
+        if pkt.1 == node {
+            return false;
+        }
+        let b = self.routes.next(node, pkt.1);
+        let link = &self.links[b as usize];
+        if !link.vqueue() {
+            return false;
+        }
+        let fi = self.fold[b as usize].fifo;
+        let la = &mut self.lookahead[fi as usize];
+        if !la.on {
+            return false;
+        }
+        assert!(pkt.0 >= self.min_bytes, "a packet of {} bytes under the lookahead bound {}", pkt.0, self.min_bytes);
+        let window = if la.arg1 == u { la.min2 } else { la.min1 };
+        // The end of `b`'s last transmission, of the packets waiting included.
+        let end = link.busy_until;
+        let n = sched.vq_len(fi);
+        if la.unfolded >= now || t_x > now + window || n as u64 + 1 >= link.queue.droptail_limit() as u64 {
+            la.unfolded = la.unfolded.max(t_x);
+            return false;
+        }
+        // Busy at `t_x`: X starts when `b`'s last packet ends; idle: at its arrival. At
+        // exactly that end, busy if X's number comes before the resume number of the
+        // last transmission (`Link::busy`): that of the one on the wire (no packet
+        // waits) was taken before X's, that of the last waiting one will be taken at its
+        // start pass, after X's.
+        let busy = end > t_x || (end == t_x && n != 0);
+        let start = end.max(t_x);
+        let head = (n == 0).then(|| {
+            let resume = sched.resume_of(b, link.resume_seq);
+            match busy {
+                true => StartKey { time: end, seq: resume, resume },
+                false => StartKey { time: t_x, seq: s_x, resume },
+            }
+        });
+        self.links.arrive(b);
+        self.vq_enter(sched, b, fi, p, pkt, start, head, (t_x.0, s_x));
+        match busy {
+            true => sched.lookaheads += 1,
+            false => sched.lookahead_starts += 1,
+        }
+        true
     }
 
     /// A UDP datagram `p` starts on link `l` and reaches the far node at `at`: if that

@@ -165,13 +165,14 @@ _SCALE = (
     "core()\n"
     "base = _vm_hwm()\n"
     "n = int(sys.argv[1])\n"
+    "lookahead = sys.argv[2:] == ['lookahead']\n"
     "c0 = time.process_time()\n"
     "sc = Scenario.from_dict(scale_scenario(n))\n"
     "cfg = sc.to_sim_config(seed=1)\n"
     "c1 = time.process_time()\n"
     "resolved = resolve_json(cfg)\n"
     "t0 = time.thread_time()\n"
-    "tables, stats = core().run_columns(resolved)\n"
+    "tables, stats = core().run_columns(resolved, None, None, lookahead)\n"
     "t1 = time.thread_time()\n"
     "res = RunResults.from_columns(tables, stats, json.loads(resolved))\n"
     "c2 = time.process_time()\n"
@@ -196,7 +197,7 @@ def _vm_hwm() -> Optional[int]:
     return None
 
 
-def run_scale(sizes: Sequence[int] = SCALE_SIZES, timeout: float = 3600.0) -> dict[str, Any]:
+def run_scale(sizes: Sequence[int] = SCALE_SIZES, timeout: float = 3600.0, lookahead: bool = False) -> dict[str, Any]:
     """The scale workload at each size, each in a fresh process: ``{"sizes": {n: {...}},
     "linearity": ...}`` with, per size, the peak resident set (``peak_rss_bytes``, from the
     child's resource usage), ``bytes_per_conn`` (peak less the resident set after the
@@ -209,6 +210,8 @@ def run_scale(sizes: Sequence[int] = SCALE_SIZES, timeout: float = 3600.0) -> di
     events, and per delivered data packet ``core_ns_per_pkt``, ``run_ns_per_pkt`` and
     ``ns_per_pkt`` (whole process: Python's start-up and imports, about 0.35 s, included).
 
+    ``lookahead``: run the core with lookahead (``shortflow bench --lookahead``).
+
     ``linearity`` is the largest size's ``core_ns_per_pkt`` over the smallest's: the
     simulation's own time per packet (1 = time linear in N). ``linearity_run`` uses
     ``run_ns_per_pkt`` and ``linearity_all`` ``ns_per_pkt``, kept for reference: the
@@ -217,7 +220,8 @@ def run_scale(sizes: Sequence[int] = SCALE_SIZES, timeout: float = 3600.0) -> di
     for n in sizes:
         with tempfile.TemporaryFile("w+") as so, tempfile.TemporaryFile("w+") as se:
             t0 = time.perf_counter()
-            p = subprocess.Popen([sys.executable, "-c", _SCALE, str(n)], stdout=so, stderr=se, text=True)
+            args = [sys.executable, "-c", _SCALE, str(n)] + (["lookahead"] if lookahead else [])
+            p = subprocess.Popen(args, stdout=so, stderr=se, text=True)
             killer = threading.Timer(timeout, p.kill)
             killer.start()
             _, status, usage = os.wait4(p.pid, 0)
@@ -254,20 +258,24 @@ def run_benchmarks(
     repeat: int = 1,
     ns2_timeout: float = 3600.0,
     scale_sizes: Sequence[int] = SCALE_SIZES,
+    lookahead: bool = False,
 ) -> dict[str, Any]:
     """Run each workload through the core and, when ``ns`` is on the PATH and ``ns2`` is
     true, through ns-2, each ``repeat`` times; the best wall-clock time of each counts
-    (``scale``: once per size in ``scale_sizes``, see :func:`run_scale`). Returns
-    ``{"workloads": {w: {pkts_per_s, ns2_pkts_per_s, ratio, ...}}, ...}``."""
+    (``scale``: once per size in ``scale_sizes``, see :func:`run_scale`). With
+    ``lookahead`` the core runs with lookahead (docs/architecture.md, "Lookahead": the
+    same results with fewer events per packet, measured slower). Returns
+    ``{"workloads": {w: {pkts_per_s, ns2_pkts_per_s, ratio, events_per_pkt, ...}}, ...}``."""
     from .version import __version__
     from .native import core
 
     root = root or find_root()
     ns = shutil.which("ns") if ns2 else None
-    out: dict[str, Any] = {"version": __version__, "core_version": core().version(), "ns2": ns, "workloads": {}}
+    out: dict[str, Any] = {"version": __version__, "core_version": core().version(), "ns2": ns,
+                           "lookahead": lookahead, "workloads": {}}
     for w in workloads:
         if w == "scale":
-            out["workloads"][w] = run_scale(scale_sizes)
+            out["workloads"][w] = run_scale(scale_sizes, lookahead=lookahead)
             continue
         cfg = root / "tests" / "golden" / "ns2" / f"bench_{w}.config.json"
         entry: dict[str, Any] = {"config": str(cfg.relative_to(root)) if cfg.is_relative_to(root) else str(cfg)}
@@ -284,7 +292,7 @@ def run_benchmarks(
         delivered = events = 0
         for _ in range(max(1, repeat)):
             c0, t0 = time.process_time(), time.perf_counter()
-            res = json.loads(core().run(text))
+            res = json.loads(core().run(text, None, None, lookahead))
             core_walls.append(time.perf_counter() - t0)
             core_cpus.append(time.process_time() - c0)
             stats = res.get("stats", {})
@@ -294,6 +302,7 @@ def run_benchmarks(
                 ns2_tries.append(_run_ns2(root, w, ns, ns2_timeout))
         best, best_cpu = min(core_walls), min(core_cpus)
         entry.update(wall_s=best, cpu_s=best_cpu, delivered_pkts=delivered, events=events,
+                     events_per_pkt=events / delivered if delivered else None,
                      pkts_per_s=delivered / best if best > 0 else None)
         if w == "c":
             both = idle_footprint(json.dumps(shared_hosts(json.loads(text)))), idle_footprint(text)

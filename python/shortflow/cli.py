@@ -679,6 +679,9 @@ def bench(
     repeat: int = typer.Option(1, "--repeat", parser=integer(1), metavar="INTEGER", help="Runs per workload, of the core and of ns-2 (the best wall time of each counts)."),
     no_ns2: bool = typer.Option(False, "--no-ns2", help="Do not run ns-2 even if it is on the PATH."),
     root: Optional[Path] = typer.Option(None, "--root", help="Repository root (default: found from the working directory)."),
+    lookahead: bool = typer.Option(False, "--lookahead",
+                                   help="Run the core with lookahead: the same results with fewer events per packet, "
+                                        "measured slower (docs/architecture.md, \"Lookahead\")."),
 ) -> None:
     """Delivered data packets per second on the benchmark workloads (and vs ns-2 if `ns` is on the PATH)."""
     from .bench import WORKLOADS, run_benchmarks
@@ -688,20 +691,25 @@ def bench(
     if bad:
         raise _fail(f"--workload {bad[0]!r}: one of {', '.join(WORKLOADS)}")
     sizes = [10**k for k in range(4, 8) if 10**k <= scale_max]
-    r = run_benchmarks(ws, root=root, ns2=not no_ns2, repeat=repeat, scale_sizes=sizes)
+    r = run_benchmarks(ws, root=root, ns2=not no_ns2, repeat=repeat, scale_sizes=sizes, lookahead=lookahead)
     if as_json:
         typer.echo(json.dumps(r))
         return
-    t = Table(title=f"shortflow {r['version']} (core {r['core_version']}); ns-2: {r['ns2'] or 'not on PATH'}", title_justify="left")
-    for c in ("workload", "delivered pkts", "wall (s)", "pkts/s", "ns-2 pkts/s", "speed-up", "CPU-time speed-up"):
+    ahead = "; core with lookahead" if r.get("lookahead") else ""
+    t = Table(title=f"shortflow {r['version']} (core {r['core_version']}); ns-2: {r['ns2'] or 'not on PATH'}{ahead}",
+              title_justify="left")
+    for c in ("workload", "delivered pkts", "events/pkt", "wall (s)", "pkts/s", "ns-2 pkts/s", "speed-up",
+              "CPU-time speed-up"):
         t.add_column(c, justify="right")
     for w, e in r["workloads"].items():
         if w == "scale":
             continue
         if e.get("error"):
-            t.add_row(w, e["error"], "", "", "", "", "")
+            t.add_row(w, e["error"], "", "", "", "", "", "")
             continue
-        t.add_row(w, str(e.get("delivered_pkts")), _num(e.get("wall_s")), _num(e.get("pkts_per_s")),
+        epp = e.get("events_per_pkt")
+        t.add_row(w, str(e.get("delivered_pkts")), f"{epp:.2f}" if epp else "–", _num(e.get("wall_s")),
+                  _num(e.get("pkts_per_s")),
                   _num(e.get("ns2_pkts_per_s")) if e.get("ns2_pkts_per_s") else (e.get("ns2_error") or "–"),
                   f"{e['ratio']:.3g}x" if e.get("ratio") else "–",
                   f"{e['ratio_cpu']:.3g}x" if e.get("ratio_cpu") else "–")

@@ -242,6 +242,43 @@ def test_bench_with_fake_ns(core, examples: Path, tmp_path: Path, monkeypatch) -
     assert human.exit_code == 0 and "speed-up" in human.output
 
 
+def test_bench_lookahead_same_packets_fewer_events(core, root: Path, tmp_path: Path) -> None:
+    """`bench --lookahead` runs the core with lookahead: the dumbbell delivers the same
+    packets with fewer events (its acks enter the ack link's computed queue ahead), and
+    the report says which it ran."""
+    repo = tmp_path / "repo"
+    (repo / "tests" / "golden" / "ns2").mkdir(parents=True)
+    cfg = json.loads((root / "tests" / "golden" / "ns2" / "bench_a.config.json").read_text())
+    cfg["duration_s"] = 60.0
+    (repo / "tests" / "golden" / "ns2" / "bench_a.config.json").write_text(json.dumps(cfg))
+    runs = {}
+    for flag in ([], ["--lookahead"]):
+        r = invoke("bench", "--json", "--root", repo, "--no-ns2", "-w", "a", *flag)
+        assert r.exit_code == 0, r.output
+        runs[bool(flag)] = json.loads(r.output)
+    plain, ahead = runs[False], runs[True]
+    assert plain["lookahead"] is False and ahead["lookahead"] is True
+    a, b = plain["workloads"]["a"], ahead["workloads"]["a"]
+    assert a["delivered_pkts"] == b["delivered_pkts"] > 1000
+    assert a["events_per_pkt"] == pytest.approx(a["events"] / a["delivered_pkts"])
+    # One arrival event per ack less (one ack per data packet, no delayed acks).
+    assert a["events_per_pkt"] - b["events_per_pkt"] > 0.9
+    human = invoke("bench", "--root", repo, "--no-ns2", "-w", "a", "--lookahead")
+    assert human.exit_code == 0 and "lookahead" in human.output and "events/pkt" in human.output
+
+
+def test_core_run_lookahead_same_results(core, root: Path) -> None:
+    """The core's `run` with `lookahead=True`: the same results but the event count."""
+    cfg = json.loads((root / "tests" / "golden" / "ns2" / "dumbbell_newreno_4_plain.config.json").read_text())
+    text = json.dumps(cfg)
+    plain, ahead = json.loads(core.run(text)), json.loads(core.run(text, None, None, True))
+    assert ahead["stats"]["events"] < plain["stats"]["events"]
+    for r in (plain, ahead):
+        for k in ("events", "wall_s", "sim_bytes"):
+            r["stats"].pop(k, None)
+    assert plain == ahead
+
+
 def test_bench_missing_configs(core, tmp_path: Path) -> None:
     (tmp_path / "tests" / "golden" / "ns2").mkdir(parents=True)
     r = invoke("bench", "--json", "--root", tmp_path, "--no-ns2", "-w", "a", "-w", "b", "-w", "c")

@@ -83,14 +83,15 @@ fn detached_guard<T: Send>(py: Python<'_>, what: &str, f: impl FnOnce() -> T + S
 /// between two events, so the results equal those of an unsliced run bit for bit.
 /// `slice_events` fixes the slice length in events instead (for tests of exactly that).
 #[pyfunction]
-#[pyo3(signature = (config_json, progress=None, slice_events=None))]
+#[pyo3(signature = (config_json, progress=None, slice_events=None, lookahead=false))]
 fn run(
     py: Python<'_>,
     config_json: &str,
     progress: Option<Bound<'_, PyAny>>,
     slice_events: Option<u64>,
+    lookahead: bool,
 ) -> PyResult<String> {
-    let results = simulate(py, config_json, progress, slice_events)?;
+    let results = simulate(py, config_json, progress, slice_events, lookahead)?;
     detached_guard(py, "run", move || serde_json::to_string(&results))?
         .map_err(|e| PyRuntimeError::new_err(format!("could not serialise results: {e}")))
 }
@@ -103,14 +104,15 @@ fn run(
 /// Each column is copied into its `bytes` and freed, and each table as soon as its
 /// columns are out, so the run's tables are never held twice.
 #[pyfunction]
-#[pyo3(signature = (config_json, progress=None, slice_events=None))]
+#[pyo3(signature = (config_json, progress=None, slice_events=None, lookahead=false))]
 fn run_columns<'py>(
     py: Python<'py>,
     config_json: &str,
     progress: Option<Bound<'py, PyAny>>,
     slice_events: Option<u64>,
+    lookahead: bool,
 ) -> PyResult<(Bound<'py, PyDict>, String)> {
-    let mut results = simulate(py, config_json, progress, slice_events)?;
+    let mut results = simulate(py, config_json, progress, slice_events, lookahead)?;
     let stats = serde_json::to_string(&results.stats)
         .map_err(|e| PyRuntimeError::new_err(format!("could not serialise results: {e}")))?;
     let tables = PyDict::new(py);
@@ -142,11 +144,14 @@ fn run_columns<'py>(
 
 /// Build and run a simulation (see `run`); the simulation is freed before the results
 /// are returned: with 10^5 connections it held as much memory again as the tables.
+/// `lookahead`: `Simulation::enable_lookahead` (the same results with fewer events;
+/// measured slower, for `shortflow bench --lookahead`).
 fn simulate(
     py: Python<'_>,
     config_json: &str,
     progress: Option<Bound<'_, PyAny>>,
     slice_events: Option<u64>,
+    lookahead: bool,
 ) -> PyResult<shortflow_core::results::RunResults> {
     if slice_events == Some(0) {
         return Err(PyValueError::new_err("slice_events = 0: a slice must hold at least one event"));
@@ -156,6 +161,9 @@ fn simulate(
     let t0 = Instant::now();
     let mut sim =
         detached_guard(py, "run", move || Simulation::new(cfg))?.map_err(|e| PyValueError::new_err(e.to_string()))?;
+    if lookahead {
+        sim.enable_lookahead();
+    }
     let mut fired = 0u64;
     let mut slice = slice_events.unwrap_or(FIRST_SLICE_EVENTS);
     let mut last_report = t0;

@@ -112,6 +112,10 @@
 //!    are a FIFO per feeder (`start_fifos`), its head's key in the pass heap beside the
 //!    feeder's fold FIFO; the queue's length is the FIFO's (`vq_len`), so a drop is
 //!    decided on the same state. No transmission-done event is queued or delivered.
+//!    With lookahead (opt-in, `Network::try_lookahead`) a packet may join the queue as
+//!    the link before it starts sending it, ahead of its arrival: its start entry keeps
+//!    that arrival's key, and if the queue is idle then, its start pass is at that key
+//!    (the arrival's handler would start the transmission there).
 //!
 //! 7. **Far timers** (large runs; [`Scheduler::enable_far_timers`]). With 10^5
 //!    connections the timer heap holds ~10^5 entries, most of them retransmission

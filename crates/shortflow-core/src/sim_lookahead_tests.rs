@@ -5,12 +5,10 @@
 //! pauses in between (arrivals entered ahead and not yet due are taken off), and after
 //! every event, each event firing at the key it has without.
 
-use std::collections::HashMap;
-
 use serde_json::{json, Value};
 
 use super::udp_tests::text;
-use super::vqueue_tests::{golden, random_dumbbell};
+use super::vqueue_tests::{event_by_event, golden, random_dumbbell};
 use crate::config::SimConfig;
 use crate::rng::Rng;
 use crate::sim::Simulation;
@@ -143,22 +141,10 @@ fn lookahead_keeps_every_event_key() {
     for seed in [2, 4, 5, 7, 10, 13] {
         let mut cfg = alike_dumbbell(seed);
         cfg["duration_s"] = json!(1.5);
-        let mut at_key: HashMap<(u64, u64), String> = HashMap::new();
-        let mut off = build(&cfg, false);
-        while off.run_until_events(SimTime::MAX, off.sched.fired + 1) {
-            at_key.insert((off.sched.now().0, off.sched.current_seq()), text(&off));
-        }
-        let mut on = build(&cfg, true);
-        let mut n = 0;
-        while on.run_until_events(SimTime::MAX, on.sched.fired + 1) {
-            let key = (on.sched.now().0, on.sched.current_seq());
-            let want = at_key.get(&key).unwrap_or_else(|| panic!("seed {seed}: event {key:?} does not fire without"));
-            assert!(*want == text(&on), "seed {seed}: results differ after the event at {key:?}");
-            n += 1;
-        }
+        let (mut off, mut on) = (build(&cfg, false), build(&cfg, true));
+        let (n, all) = event_by_event(&mut off, &mut on, &format!("seed {seed}"));
         let (busy, idle) = ahead(&on);
-        off.run_to_end();
-        assert_eq!(n as i64 + saved(&on, &off), at_key.len() as i64, "seed {seed}: one event less per lookahead");
+        assert_eq!(n as i64 + saved(&on, &off), all as i64, "seed {seed}: one event less per lookahead");
         total = (total.0 + busy, total.1 + idle);
     }
     assert!(total.0 > 200 && total.1 > 500, "arrivals entered ahead at busy and idle links ({total:?})");

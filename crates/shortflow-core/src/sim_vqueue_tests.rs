@@ -125,32 +125,39 @@ fn computed_queues_change_no_result_on_random_dumbbells() {
     assert!(starts > 10_000, "the random bottlenecks queue ({starts} start passes)");
 }
 
+/// Run `off` pausing after every event, then `on`: each of `on`'s events fires at a key
+/// `(time, seq)` one of `off`'s fired at, and the results after it are `off`'s after
+/// that event. Returns the events `on` and `off` fired.
+pub(super) fn event_by_event(off: &mut Simulation, on: &mut Simulation, what: &str) -> (usize, usize) {
+    use std::collections::HashMap;
+    let mut at_key: HashMap<(u64, u64), String> = HashMap::new();
+    while off.run_until_events(SimTime::MAX, off.sched.fired + 1) {
+        at_key.insert((off.sched.now().0, off.sched.current_seq()), text(off));
+    }
+    let mut n = 0;
+    while on.run_until_events(SimTime::MAX, on.sched.fired + 1) {
+        let key = (on.sched.now().0, on.sched.current_seq());
+        let want = at_key.get(&key).unwrap_or_else(|| panic!("{what}: event {key:?} does not fire without"));
+        assert!(*want == text(on), "{what}: results differ after the event at {key:?}");
+        n += 1;
+    }
+    (n, at_key.len())
+}
+
 /// Paused after every event: the run with computed queues fires the other run's events
 /// less its transmission-done events, each with the same key `(time, seq)` -- so every
 /// sequence number is the same -- and after each the results equal the other run's
 /// after the same key.
 #[test]
 fn computed_queues_keep_every_event_key() {
-    use std::collections::HashMap;
     let mut pauses = 0;
     for seed in [3, 8, 11, 19, 26] {
         let mut cfg = random_dumbbell(seed);
         cfg["duration_s"] = json!(2.5);
-        let mut at_key: HashMap<(u64, u64), String> = HashMap::new();
-        let mut off = build(&cfg, false);
-        while off.run_until_events(SimTime::MAX, off.sched.fired + 1) {
-            at_key.insert((off.sched.now().0, off.sched.current_seq()), text(&off));
-        }
-        let mut on = build(&cfg, true);
-        let mut n = 0;
-        while on.run_until_events(SimTime::MAX, on.sched.fired + 1) {
-            let key = (on.sched.now().0, on.sched.current_seq());
-            let want = at_key.get(&key).unwrap_or_else(|| panic!("seed {seed}: event {key:?} does not fire without"));
-            assert!(*want == text(&on), "seed {seed}: results differ after the event at {key:?}");
-            n += 1;
-        }
+        let (mut off, mut on) = (build(&cfg, false), build(&cfg, true));
+        let (n, all) = event_by_event(&mut off, &mut on, &format!("seed {seed}"));
         let (starts, ahead) = (on.sched.vq_starts, on.sched.lookaheads);
-        assert_eq!(n + (starts + ahead) as usize, at_key.len(), "seed {seed}: one event less per start pass");
+        assert_eq!(n + (starts + ahead) as usize, all, "seed {seed}: one event less per start pass");
         pauses += n;
     }
     assert!(pauses > 1000);

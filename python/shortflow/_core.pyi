@@ -17,18 +17,22 @@ def run(
     config_json: str,
     progress: Optional[Callable[[int, float, float], None]] = None,
     slice_events: Optional[int] = None,
+    lookahead: bool = False,
 ) -> str:
     """Run one simulation: SimConfig JSON in, RunResults JSON out. Runs in slices of
     about 20 ms with the GIL released; between slices Ctrl-C raises KeyboardInterrupt
     and ``progress(events, sim_time_s, duration_s)`` is called (at most every 100 ms,
     and once at the end). ``slice_events`` fixes the slice length (tests). Results do
-    not depend on the slicing. Raises ValueError("field = value: message") for a bad
-    configuration."""
+    not depend on the slicing. ``lookahead`` runs the core with lookahead
+    (docs/architecture.md, "Lookahead": the same results with fewer events, measured
+    slower; ``shortflow bench --lookahead``). Raises ValueError("field = value:
+    message") for a bad configuration."""
 
 def run_columns(
     config_json: str,
     progress: Optional[Callable[[int, float, float], None]] = None,
     slice_events: Optional[int] = None,
+    lookahead: bool = False,
 ) -> tuple[dict[str, list[tuple[str, str, int, bytes, Optional[bytes], Optional[bytes]]]], str]:
     """``run`` with the result tables as typed columns instead of JSON: ``(tables,
     stats_json)``, ``tables`` from each table's name (``RunResults``' order, ``stats``

@@ -82,6 +82,8 @@ fn detached_guard<T: Send>(py: Python<'_>, what: &str, f: impl FnOnce() -> T + S
 /// duration_s)` at most every `PROGRESS_EVERY` and once at the end. Slices pause
 /// between two events, so the results equal those of an unsliced run bit for bit.
 /// `slice_events` fixes the slice length in events instead (for tests of exactly that).
+/// `lookahead`: `Simulation::enable_lookahead` (the same results; `shortflow bench
+/// --lookahead`).
 #[pyfunction]
 #[pyo3(signature = (config_json, progress=None, slice_events=None, lookahead=false))]
 fn run(

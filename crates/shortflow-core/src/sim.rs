@@ -340,11 +340,13 @@ impl Simulation {
                 std::iter::once((f.src, f.dst)).chain(back.then_some((f.dst, f.src)))
             });
             // No packet is smaller (the bound of lookahead, `Network::plan_lookahead`): a
-            // TCP flow's header-only segments and acks; a datagram has at least a byte.
+            // TCP flow's header-only segments (the SYN), its packet 0 without `tcp.syn`
+            // (ns-2 sends it without header bytes: `TcpConn::output`) and its acks; a
+            // datagram has at least a byte.
             let min_bytes = infos
                 .iter()
                 .map(|f| match (f.sender, f.sink) {
-                    (Some(_), Some(k)) => f.header_size.min(sinks[k as usize].ack_size),
+                    (Some(_), Some(k)) => f.header_size.min(f.packet_size).min(sinks[k as usize].ack_size),
                     _ => 1,
                 })
                 .min()

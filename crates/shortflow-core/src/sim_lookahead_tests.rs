@@ -74,8 +74,10 @@ fn lookahead_changes_no_golden_result() {
 /// Random dumbbells whose access links on each side are alike (so that arrivals at a
 /// router from different hosts tie, at exactly the lookahead window), with round
 /// rates and delays (zero included), tiny to large buffers, flows both ways (data and
-/// acks share a direction), delayed acks, flows starting together, and, in some, a
-/// UDP source (the packet-size bound drops to one byte) or a host whose link differs.
+/// acks share a direction), delayed acks, flows starting together, 20-byte segments in
+/// some (the packet-size bound then counts the segment without its header, as ns-2's
+/// packet 0 is sent: 20 bytes; else segments of 40-1000), and, in some, a UDP source
+/// (the bound drops to one byte) or a host whose link differs.
 fn alike_dumbbell(seed: u64) -> Value {
     let mut g = Rng::new(seed ^ 0x5eed);
     let mut pick = |v: &[f64]| v[(g.next_u64() % v.len() as u64) as usize];
@@ -87,6 +89,7 @@ fn alike_dumbbell(seed: u64) -> Value {
     let adelay = pick(&[0.0, 0.001, 0.002]);
     let odd = pick(&[0.0, 0.0, 1.0]) == 1.0;
     let udp = pick(&[0.0, 0.0, 0.0, 1.0]) == 1.0;
+    let sizes: &[f64] = if pick(&[0.0, 0.0, 0.0, 1.0]) == 1.0 { &[20.0, 1000.0] } else { &[40.0, 536.0, 1000.0] };
     let mut nodes = vec![json!("r1"), json!("r2")];
     let mut links = vec![json!({"src": "r1", "dst": "r2", "rate_bps": rate, "delay_s": delay, "duplex": true,
                                 "queue": {"kind": "drop_tail", "limit_pkts": limit}})];
@@ -107,7 +110,7 @@ fn alike_dumbbell(seed: u64) -> Value {
         flows.push(json!({"name": name, "src": src, "dst": dst,
                           "tcp": {"variant": variant,
                                   "window": pick(&[4.0, 20.0, 64.0]) as u32,
-                                  "packet_size": pick(&[40.0, 536.0, 1000.0]) as u32},
+                                  "packet_size": pick(sizes) as u32},
                           "sink": {"delack": pick(&[0.0, 1.0]) == 1.0}}));
         apps.push(json!({"kind": "ftp", "flow": name, "start_s": pick(&[0.0, 0.0, 0.1])}));
     }

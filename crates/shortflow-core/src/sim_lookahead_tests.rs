@@ -74,10 +74,10 @@ fn lookahead_changes_no_golden_result() {
 /// Random dumbbells whose access links on each side are alike (so that arrivals at a
 /// router from different hosts tie, at exactly the lookahead window), with round
 /// rates and delays (zero included), tiny to large buffers, flows both ways (data and
-/// acks share a direction), delayed acks, flows starting together, 20-byte segments in
-/// some (the packet-size bound then counts the segment without its header, as ns-2's
-/// packet 0 is sent: 20 bytes; else segments of 40-1000), and, in some, a UDP source
-/// (the bound drops to one byte) or a host whose link differs.
+/// acks share a direction), delayed acks, flows starting together, segments of 20
+/// bytes in some (the packet-size bound is then 20: without `tcp.syn` ns-2 sends packet
+/// 0 without header bytes; else segments of 40-1000), and, in some, a UDP source (the
+/// bound drops to one byte) or a host whose link differs.
 fn alike_dumbbell(seed: u64) -> Value {
     let mut g = Rng::new(seed ^ 0x5eed);
     let mut pick = |v: &[f64]| v[(g.next_u64() % v.len() as u64) as usize];

@@ -7,12 +7,10 @@
 
 use serde_json::{json, Value};
 
-use super::udp_tests::text;
-use super::vqueue_tests::{event_by_event, golden, random_dumbbell};
+use super::vqueue_tests::{event_by_event, golden, pareto_udp, random_dumbbell, same_at_pauses};
 use crate::config::SimConfig;
 use crate::rng::Rng;
 use crate::sim::Simulation;
-use crate::time::SimTime;
 
 fn build(cfg: &Value, ahead: bool) -> Simulation {
     let cfg: SimConfig = serde_json::from_value(cfg.clone()).expect("config parses");
@@ -42,19 +40,10 @@ fn saved(on: &Simulation, off: &Simulation) -> i64 {
 /// Run `cfg` with and without lookahead, comparing the results at `pauses` (seconds)
 /// and at the end; returns the arrivals entered ahead.
 fn compare(cfg: &Value, pauses: &[f64], what: &str) -> u64 {
-    let mut on = build(cfg, true);
-    let mut off = build(cfg, false);
-    for &t in pauses {
-        let t = SimTime::from_secs_f64(t);
-        on.run_until(t);
-        off.run_until(t);
-        assert_eq!(text(&on), text(&off), "{what}: results at {t:?}");
-    }
-    on.run_to_end();
-    off.run_to_end();
+    let (mut on, mut off) = (build(cfg, true), build(cfg, false));
+    same_at_pauses(&mut on, &mut off, pauses, what);
     assert_eq!(ahead(&off), (0, 0), "{what}");
     let (busy, idle) = ahead(&on);
-    assert_eq!(text(&on), text(&off), "{what}: results at the end");
     assert_eq!(on.sched.fired as i64 + saved(&on, &off), off.sched.fired as i64, "{what}: events");
     busy + idle
 }
@@ -115,9 +104,9 @@ fn alike_dumbbell(seed: u64) -> Value {
         apps.push(json!({"kind": "ftp", "flow": name, "start_s": pick(&[0.0, 0.0, 0.1])}));
     }
     if udp {
-        flows.push(json!({"name": "udp", "src": "s1", "dst": "d1", "transport": "udp"}));
-        apps.push(json!({"kind": "on_off", "flow": "udp", "dist": "pareto", "start_s": 0.0, "rate_bps": 64000.0,
-                         "packet_size": 210, "on_s": 0.5, "off_s": 0.5, "shape": 1.5}));
+        let (flow, app) = pareto_udp("udp", "s1", "d1");
+        flows.push(flow);
+        apps.push(app);
     }
     json!({"seed": seed, "duration_s": 6.0, "nodes": nodes, "links": links, "flows": flows, "apps": apps,
            "trace": {"acks": true, "cwnd": true}})

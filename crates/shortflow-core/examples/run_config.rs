@@ -139,11 +139,10 @@ fn memory(cfg: shortflow_core::config::SimConfig) {
     phases.push(("run", LIVE.load(Relaxed), PEAK.load(Relaxed)));
     let ran = sim.memory();
     let ran_sched = sim.scheduler_memory();
-    let results = sim.results();
-    phases.push(("results", LIVE.load(Relaxed), PEAK.load(Relaxed)));
-    drop(sim);
+    let results = sim.into_results();
+    phases.push(("results (simulation freed)", LIVE.load(Relaxed), PEAK.load(Relaxed)));
     let json = serde_json::to_string(&results).expect("results serialise");
-    phases.push(("json (simulation freed)", LIVE.load(Relaxed), PEAK.load(Relaxed)));
+    phases.push(("json", LIVE.load(Relaxed), PEAK.load(Relaxed)));
     println!(
         "{} TCP connections, {} bytes of results JSON ({:.0} per connection)",
         n,

@@ -19,6 +19,12 @@ impl Names {
         Names { buf: String::with_capacity(bytes), ends: Vec::with_capacity(n) }
     }
 
+    /// Room for `n` more names of `bytes` more bytes in all.
+    pub fn reserve(&mut self, n: usize, bytes: usize) {
+        self.buf.reserve_exact(bytes);
+        self.ends.reserve_exact(n);
+    }
+
     /// Append a name.
     pub fn push(&mut self, name: &str) {
         self.buf.push_str(name);

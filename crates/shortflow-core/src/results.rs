@@ -84,6 +84,11 @@ impl Ragged {
         self.vals.extend_from_slice(row);
         self.ends.push(u32::try_from(self.vals.len()).expect("results: more than 2^32 values in a list column"));
     }
+    /// Room for `rows` more rows holding `vals` more values in all.
+    pub fn reserve(&mut self, rows: usize, vals: usize) {
+        self.ends.reserve_exact(rows);
+        self.vals.reserve_exact(vals);
+    }
     pub fn len(&self) -> usize {
         self.ends.len()
     }
@@ -129,7 +134,38 @@ impl FlowTable {
     }
 }
 
+/// Room for `n` more values in each listed column (the result builders size every
+/// column before filling it: with 10^5-10^6 rows, doubling growth left up to half of
+/// each column's room unused, and its reallocations held two copies at once).
+macro_rules! reserve_columns {
+    ($t:expr, $n:expr; $($col:ident),+ $(,)?) => {{
+        let (t, n) = ($t, $n);
+        $(t.$col.reserve_exact(n);)+
+    }};
+}
+
+impl FlowTable {
+    /// Room for `rows` rows whose names take `name_bytes` bytes in all and whose
+    /// `acked_by_s` lists hold `list_vals` values in all.
+    pub fn reserve(&mut self, rows: usize, name_bytes: usize, list_vals: usize) {
+        self.flow.reserve(rows, name_bytes);
+        self.transport.reserve(rows, 3 * rows);
+        reserve_columns!(&mut *self, rows; data_pkts_sent, bytes_acked, retransmits, timeouts, fast_retransmits,
+            retrans_segs, loss_probes, loss_probe_recoveries, fast_retrans, sack_recoveries, spurious_rtos,
+            loss_undos, dsack_recv, dsack_ofo_recv, final_cwnd, final_ssthresh, pkts_received, false_retx, start_s);
+        self.acked_by_s.reserve(rows, list_vals);
+    }
+}
+
 impl TransferTable {
+    /// Room for `rows` rows whose flow names take `name_bytes` bytes in all.
+    pub fn reserve(&mut self, rows: usize, name_bytes: usize) {
+        self.flow.reserve(rows, name_bytes);
+        reserve_columns!(&mut *self, rows; round, bytes, start_s, end_s, completion_s, retransmits, timeouts,
+            loss_probes, loss_probe_recoveries, fast_retrans, sack_recoveries, spurious_rtos, loss_undos,
+            dsack_recv, dsack_ofo_recv, initial_cwnd, delivered_s);
+    }
+
     /// One transfer's loss-recovery counters.
     pub fn push_counters(&mut self, c: &crate::tcp::recovery::LossCounters) {
         push_loss_columns!(self, c);
@@ -144,6 +180,14 @@ pub struct LinkTable {
     pub departures: Vec<u64>,
     pub drops: Vec<u64>,
     pub bytes_departed: Vec<u64>,
+}
+
+impl LinkTable {
+    /// Room for `rows` rows whose names take `name_bytes` bytes in all.
+    pub fn reserve(&mut self, rows: usize, name_bytes: usize) {
+        self.link.reserve(rows, name_bytes);
+        reserve_columns!(&mut *self, rows; arrivals, departures, drops, bytes_departed);
+    }
 }
 
 /// Every ack a TCP sender received (trace.acks).

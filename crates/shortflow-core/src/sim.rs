@@ -32,6 +32,8 @@ mod memory;
 #[cfg(test)]
 #[path = "sim_prefetch_tests.rs"]
 mod prefetch_tests;
+#[path = "sim_results.rs"]
+mod results;
 #[cfg(test)]
 #[path = "sim_udp_tests.rs"]
 mod udp_tests;
@@ -138,7 +140,7 @@ pub fn run(cfg: &SimConfig) -> Result<RunResults, ConfigError> {
     let t0 = std::time::Instant::now();
     let mut sim = Simulation::new(cfg.clone())?;
     sim.run_to_end();
-    let mut r = sim.results();
+    let mut r = sim.into_results();
     r.stats.wall_s = t0.elapsed().as_secs_f64();
     Ok(r)
 }
@@ -770,121 +772,6 @@ impl Simulation {
                 break;
             }
         }
-    }
-
-    /// Collect the result tables.
-    pub fn results(&self) -> RunResults {
-        let mut r = RunResults::default();
-        let names = &self.shared.flow_names;
-        for t in &self.shared.transfers {
-            let tt = &mut r.transfers;
-            tt.flow.push(&names[t.flow as usize]);
-            tt.round.push(t.round);
-            tt.bytes.push(t.bytes);
-            let start = t.start.as_secs_f64();
-            tt.start_s.push(start);
-            match t.end.get() {
-                Some(e) => {
-                    tt.end_s.push(e.as_secs_f64());
-                    tt.completion_s.push(e.as_secs_f64() - start);
-                }
-                None => {
-                    tt.end_s.push(f64::NAN);
-                    tt.completion_s.push(f64::NAN);
-                }
-            }
-            tt.push_counters(&t.counters());
-            tt.initial_cwnd.push(t.initial_cwnd);
-            tt.delivered_s.push(t.delivered.get().map_or(f64::NAN, |d| d.as_secs_f64()));
-        }
-        let mut reported_cbs = std::collections::HashSet::new();
-        let pos = self.loop_position();
-        for (i, &fa) in self.flows.iter().enumerate() {
-            let ft = &mut r.flows;
-            ft.flow.push(&names[i]);
-            match fa {
-                FlowAgents::Tcp { sender: s, sink: k } => {
-                    let (s, cb) = self.senders.get(s);
-                    let k = &self.sinks[k as usize];
-                    ft.transport.push("tcp");
-                    ft.data_pkts_sent.push(s.ndatapack);
-                    // Payload acked: packets 0..=highest_ack, less the SYN (seq 0) when modelled.
-                    let acked_pkts = s.acked_pkts();
-                    ft.bytes_acked.push(acked_pkts * s.params().size as u64);
-                    ft.push_counters(&s.ctr);
-                    ft.fast_retransmits.push(s.nfastrexmit.into());
-                    ft.final_cwnd.push(cb.tcb.cwnd);
-                    // A block shared by several connections reports once, under its first.
-                    if reported_cbs.insert(s.cb) {
-                        cb.cc.report(&names[i], &mut r.cc);
-                    }
-                    ft.final_ssthresh.push(cb.tcb.ssthresh as f64);
-                    ft.pkts_received.push(k.pkts_received);
-                    ft.false_retx.push(k.dup_segs);
-                    ft.start_s.push(s.conn_start.get().map_or(f64::NAN, |t| t.as_secs_f64()));
-                    ft.acked_by_s.push(&s.acked_by_s());
-                }
-                FlowAgents::Udp { sink: u } => {
-                    let (u_pkts, u_bytes) = self.sched.udp_sinks.received(u, &pos);
-                    let sent = self.apps.udp_sent(i);
-                    ft.transport.push("udp");
-                    ft.data_pkts_sent.push(sent);
-                    ft.bytes_acked.push(u_bytes);
-                    ft.push_counters(&Default::default());
-                    ft.fast_retransmits.push(0);
-                    ft.final_cwnd.push(f64::NAN);
-                    ft.final_ssthresh.push(f64::NAN);
-                    ft.pkts_received.push(u_pkts);
-                    ft.false_retx.push(0);
-                    ft.start_s.push(f64::NAN);
-                    ft.acked_by_s.push(&[]);
-                }
-            }
-        }
-        // Folded hops count on their link when folded, and a computed queue's packets
-        // when they join it; those the loop has not passed are taken off (their arrival
-        // or transmission has not happened).
-        let pending = self.net.pending_fold_counts(&self.sched, &self.loop_position());
-        let links = &self.net.links;
-        for l in 0..links.len() {
-            let (n, d, bytes) = pending.get(l).copied().unwrap_or((0, 0, 0));
-            r.links.link.push_fmt(format_args!("{}", self.net.link_label(l)));
-            r.links.arrivals.push(links.arrivals(l) - n);
-            r.links.departures.push(links.departures(l, self.net.filtered(l)) - d);
-            r.links.drops.push(links.drops(l));
-            r.links.bytes_departed.push(links.bytes_departed(l) - bytes);
-        }
-        if let Some(a) = &self.shared.ack_trace {
-            r.acks = AckTrace::clone(a);
-        }
-        if let Some(c) = &self.shared.cwnd_trace {
-            r.cwnd = CwndTrace::clone(c);
-        }
-        if let Some(p) = &self.net.trace {
-            r.packets = p.clone();
-        }
-        r.startup = self.shared.startup_trace.clone();
-        for app in &self.apps.list {
-            match app {
-                crate::traffic::App::Web(w) => {
-                    let rows = w.rows(names);
-                    r.pages.extend(&rows.pages);
-                    r.objects.extend(&rows.objects);
-                }
-                crate::traffic::App::Surge(sg) => sg.rows(names, &mut r.objects),
-                crate::traffic::App::Mux(m) => m.rows(names, &mut r.objects),
-                _ => {}
-            }
-        }
-        r.stats = RunStats {
-            events: self.sched.fired,
-            data_pkts_delivered: self.net.delivered_data,
-            sim_end_s: self.sched.now().as_secs_f64(),
-            wall_s: 0.0,
-            tcp_connections: self.tcp_connections() as u64,
-            sim_bytes: self.memory().iter().map(|&(_, b)| b as u64).sum(),
-        };
-        r
     }
 
     /// Where the event loop stands (which elided UDP arrivals have happened).

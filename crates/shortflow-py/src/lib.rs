@@ -144,8 +144,9 @@ fn run_columns<'py>(
     Ok((tables, stats))
 }
 
-/// Build and run a simulation (see `run`); the simulation is freed before the results
-/// are returned: with 10^5 connections it held as much memory again as the tables.
+/// Build and run a simulation (see `run`); the simulation is freed as its result tables
+/// are built (`Simulation::into_results`): with 10^5 connections it held as much memory
+/// again as the tables.
 /// `lookahead`: `Simulation::enable_lookahead` (the same results with fewer events;
 /// measured slower, for `shortflow bench --lookahead`).
 fn simulate(
@@ -191,8 +192,7 @@ fn simulate(
             }
         }
     }
-    let mut results = sim.results();
-    drop(sim);
+    let mut results = sim.into_results();
     results.stats.wall_s = t0.elapsed().as_secs_f64();
     if let Some(cb) = &progress {
         cb.call1((results.stats.events, results.stats.sim_end_s, duration_s))?;

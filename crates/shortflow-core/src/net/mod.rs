@@ -522,18 +522,13 @@ impl Network {
     /// entered whose arrival has not happened, and packets waiting in a computed queue
     /// (`vq_enqueue` counted their bytes, and `departures` does not see them in the
     /// ring; the hop folded for one has not happened either; one entered ahead by
-    /// `try_lookahead` may not have arrived at `pos`, the loop's position).
-    pub fn pending_fold_counts(&self, sched: &Scheduler, pos: &LoopPosition) -> Vec<(u64, u64, u64)> {
-        let mut v = Vec::new();
-        let mut add = |l: u32, arrivals: u64, bytes: u64| {
-            if v.is_empty() {
-                v = vec![(0, 0, 0); self.links.len()];
-            }
-            let c = &mut v[l as usize];
-            c.0 += arrivals;
-            c.1 += 1;
-            c.2 += bytes;
-        };
+    /// `try_lookahead` may not have arrived at `pos`, the loop's position). Only links
+    /// with something pending are listed, in link order (a run has at most a few
+    /// packets in flight per link; a table over every link cost 24 bytes per link at the
+    /// results' peak).
+    pub fn pending_fold_counts(&self, sched: &Scheduler, pos: &LoopPosition) -> Vec<(u32, (u64, u64, u64))> {
+        let mut v: Vec<(u32, (u64, u64, u64))> = Vec::new();
+        let mut add = |l: u32, arrivals: u64, bytes: u64| v.push((l, (arrivals, 1, bytes)));
         for (l, p, credited) in sched.pending_folds() {
             add(l, 1, credited.unwrap_or_else(|| self.pool.get(p).size) as u64);
         }
@@ -546,6 +541,15 @@ impl Network {
                 add(s.l2, 1, size);
             }
         }
+        v.sort_unstable_by_key(|&(l, _)| l);
+        v.dedup_by(|b, a| {
+            let same = a.0 == b.0;
+            if same {
+                let (c, d) = (&mut a.1, b.1);
+                (c.0, c.1, c.2) = (c.0 + d.0, c.1 + d.1, c.2 + d.2);
+            }
+            same
+        });
         v
     }
 
@@ -1002,6 +1006,11 @@ impl Network {
 
     pub fn link_name(&self, l: usize) -> String {
         self.link_label(l).to_string()
+    }
+
+    /// Bytes of `link_label(l)`.
+    pub fn link_label_len(&self, l: usize) -> usize {
+        self.node_names[self.links.src(l) as usize].len() + 2 + self.node_names[self.links[l].dst as usize].len()
     }
 
     /// The name of link `l`, `src->dst`, as a `Display` (the results write it into

@@ -38,11 +38,19 @@ impl SplitMix64 {
 }
 
 /// FNV-1a, 64 bit, over the UTF-8 bytes of a source name.
+#[cfg(test)]
 fn fnv1a64(s: &str) -> u64 {
+    fnv1a64_parts(&[s])
+}
+
+/// FNV-1a of the concatenation of `parts` (no string is built for it).
+fn fnv1a64_parts(parts: &[&str]) -> u64 {
     let mut h: u64 = 0xCBF2_9CE4_8422_2325;
-    for &b in s.as_bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01B3);
+    for s in parts {
+        for &b in s.as_bytes() {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0000_0100_0000_01B3);
+        }
     }
     h
 }
@@ -74,10 +82,17 @@ impl Rng {
     /// XOR splitmix64 outputs of the FNV-1a hash of the name (each word then depends on
     /// both); the same `(seed, source)` always gives the same stream.
     pub fn for_source(seed: u64, source: &str) -> Rng {
+        Rng::for_source_parts(seed, &[source])
+    }
+
+    /// [`Rng::for_source`] of the concatenation of `parts` (`["tcp:", name]` is the
+    /// stream of `"tcp:{name}"`), without building the string: replicas seed 10^5-10^6
+    /// connections this way.
+    pub fn for_source_parts(seed: u64, parts: &[&str]) -> Rng {
         let mut a = SplitMix64::new(seed);
         // A second, differently offset splitmix sequence for the name, so that the
         // two inputs do not play symmetric roles.
-        let mut b = SplitMix64::new(fnv1a64(source) ^ 0x5851_F42D_4C95_7F2D);
+        let mut b = SplitMix64::new(fnv1a64_parts(parts) ^ 0x5851_F42D_4C95_7F2D);
         let mut s = [0u64; 4];
         for w in s.iter_mut() {
             *w = a.next() ^ b.next().rotate_left(29);
@@ -188,6 +203,15 @@ mod tests {
         assert_eq!(fnv1a64(""), 0xCBF2_9CE4_8422_2325);
         assert_eq!(fnv1a64("a"), 0xAF63_DC4C_8601_EC8C);
         assert_eq!(fnv1a64("foobar"), 0x8594_4171_F739_67E8);
+    }
+
+    #[test]
+    fn a_source_in_parts_is_the_source_of_their_concatenation() {
+        for (seed, parts) in [(1u64, &["tcp:", "c.17"][..]), (7, &["", "x", ""]), (0, &[]), (9, &["ftp:web.1"])] {
+            let mut a = Rng::for_source_parts(seed, parts);
+            let mut b = Rng::for_source(seed, &parts.concat());
+            assert!((0..8).all(|_| a.next_u64() == b.next_u64()), "{parts:?}");
+        }
     }
 
     #[test]

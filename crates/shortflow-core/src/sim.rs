@@ -207,8 +207,9 @@ impl Simulation {
             flow_names.push(&f.name);
         }
         for r in &cfg.replicas {
+            let prefix = format!("{}.", r.name);
             for i in 1..=r.count {
-                flow_names.push_fmt(format_args!("{}.{i}", r.name));
+                flow_names.push_indexed(&prefix, i.into());
             }
         }
         let n_ftp_apps = cfg.apps.iter().filter(|a| matches!(a, AppConfig::Ftp { .. })).count()
@@ -313,8 +314,9 @@ impl Simulation {
             let mut name = String::with_capacity(r.name.len() + 11);
             for i in 0..r.count {
                 name.clear();
-                use std::fmt::Write;
-                let _ = write!(name, "{}.{}", r.name, i + 1);
+                name.push_str(&r.name);
+                name.push('.');
+                crate::names::push_decimal(&mut name, u64::from(i) + 1);
                 b.tcp_flow(
                     &cfg,
                     &net,
@@ -867,7 +869,7 @@ impl AgentBuild {
     ) -> Result<(), ConfigError> {
         check_route(net, f, fl, s, d, true)?;
         let i = self.flows.len() as u32;
-        let mut rng = Rng::for_source(cfg.seed, &format!("tcp:{name}"));
+        let mut rng = Rng::for_source_parts(cfg.seed, &["tcp:", name]);
         let boot = fl.tcp.boot_time_s.unwrap_or_else(|| rng.uniform() * p.rtt.tick);
         let startup = AnyStartup::build(format_args!("{f}.startup"), &fl.startup, fl.tcp.window, resolve_gateway)?;
         sink_params = sink_params.with_tcp(format_args!("{f}.sink"), p.size, p.syn)?;

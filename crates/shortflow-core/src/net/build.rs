@@ -262,9 +262,10 @@ pub fn build_network(cfg: &SimConfig) -> Result<Topology<'_>, ConfigError> {
         names.push(n);
     }
     for r in &cfg.replicas {
+        let (s, d) = (format!("{}.s", r.name), format!("{}.d", r.name));
         for i in 1..=r.count {
-            names.push_fmt(format_args!("{}.s{i}", r.name));
-            names.push_fmt(format_args!("{}.d{i}", r.name));
+            names.push_indexed(&s, i.into());
+            names.push_indexed(&d, i.into());
         }
     }
     // ---- addresses

@@ -465,8 +465,9 @@ pub fn build_apps(cfg: &SimConfig, flows: &[FlowInfo], sched: &mut Scheduler) ->
             flow_app[fi as usize] = Some(ai);
             let sender = flows[fi as usize].sender.expect("a replica's flows are TCP");
             name.clear();
-            use std::fmt::Write;
-            let _ = write!(name, "{}.{}", r.name, i + 1);
+            name.push_str(&r.name);
+            name.push('.');
+            crate::names::push_decimal(&mut name, u64::from(i) + 1);
             // As the Python expansion writes a copy's start: 15 significant digits.
             let start_s = round15(start_s + i as f64 * stagger_s);
             let spec = FtpSpec {

@@ -567,8 +567,8 @@ fn ftp_app(
     } else {
         sched.at(start, Event::App { app: ai, token: 0 });
     }
-    let stop = match (stop_s, duration_s) {
-        (None, None) => None,
+    let work = match (stop_s, duration_s) {
+        (None, None) => bytes.map_or(super::FtpWork::Forever, super::FtpWork::Bytes),
         (Some(_), Some(_)) => {
             return Err(err(
                 format!("{f}.duration_s"),
@@ -593,11 +593,11 @@ fn ftp_app(
                     format!("must be after the start ({} s)", start.as_secs_f64()),
                 ));
             }
-            Some(super::FtpStop::At(tt))
+            super::FtpWork::StopAt(tt)
         }
-        (None, Some(d)) => Some(super::FtpStop::After(positive_time_s(&format!("{f}.duration_s"), d)?)),
+        (None, Some(d)) => super::FtpWork::StopAfter(positive_time_s(&format!("{f}.duration_s"), d)?),
     };
-    Ok(App::Ftp { sender, start, bytes, stop })
+    Ok(App::Ftp { sender, start, work })
 }
 
 /// `x` rounded to 15 significant digits, as Python's `float(f"{x:.15g}")`.

@@ -157,12 +157,20 @@ pub enum UdpGen {
     Cbr(dist::Cbr),
 }
 
-/// When an infinite FTP source's connection is torn down (`apps[].stop_s` /
-/// `duration_s`): token 1 of its application event.
-#[derive(Clone, Copy, Debug)]
-pub enum FtpStop {
-    At(SimTime),
-    After(SimTime),
+/// What an FTP application does when it starts (`apps[].bytes`; `stop_s` /
+/// `duration_s`, which only an infinite source may have). One field for both keeps
+/// `App` at 32 bytes (each replica connection has one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FtpWork {
+    /// Send this many bytes, as one recorded transfer.
+    Bytes(u64),
+    /// An infinite source that runs to the end.
+    Forever,
+    /// An infinite source whose connection is torn down at this time, or at its start
+    /// if that is later (token 1 of its application event).
+    StopAt(SimTime),
+    /// An infinite source whose connection is torn down this long after its start.
+    StopAfter(SimTime),
 }
 
 /// One application. The large variants are boxed so that the per-connection `Ftp` stays
@@ -171,8 +179,7 @@ pub enum App {
     Ftp {
         sender: u32,
         start: SimTime,
-        bytes: Option<u64>,
-        stop: Option<FtpStop>,
+        work: FtpWork,
     },
     Rounds(Box<Rounds>),
     /// Boxed: Telnet's 48 bytes (its generator) would make every application 56 B
@@ -191,7 +198,7 @@ pub enum App {
 }
 
 // One application per replica connection (issue 21 item 3; see `layout_tests`).
-const _: () = assert!(std::mem::size_of::<App>() == 48);
+const _: () = assert!(std::mem::size_of::<App>() == 32);
 
 /// `Apps::flow_app` of a flow no application drives.
 const NO_APP: u32 = u32::MAX;
@@ -250,21 +257,22 @@ impl Apps {
                 }
             }
             App::Ftp { sender, .. } if token == 1 => senders.close(cx, *sender),
-            App::Ftp { sender, bytes, stop, .. } => match bytes {
-                None => {
-                    if let Some(stop) = stop {
-                        let now = cx.now();
-                        let at = match *stop {
-                            FtpStop::At(t) => t.max(now),
-                            FtpStop::After(d) => now + d,
-                        };
+            App::Ftp { sender, work, .. } => match *work {
+                FtpWork::Bytes(b) => {
+                    let n = b.div_ceil(senders.conns[*sender as usize].params().size as u64) as i64;
+                    senders.start_transfer(cx, *sender, n, 0, b);
+                }
+                stop => {
+                    let now = cx.now();
+                    let at = match stop {
+                        FtpWork::StopAt(t) => Some(t.max(now)),
+                        FtpWork::StopAfter(d) => Some(now + d),
+                        _ => None,
+                    };
+                    if let Some(at) = at {
                         cx.sched.at(at, Event::App { app, token: 1 });
                     }
                     senders.start_infinite(cx, *sender)
-                }
-                Some(b) => {
-                    let n = b.div_ceil(senders.conns[*sender as usize].params().size as u64) as i64;
-                    senders.start_transfer(cx, *sender, n, 0, *b);
                 }
             },
             App::Rounds(r) => {

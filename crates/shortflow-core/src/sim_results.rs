@@ -42,17 +42,25 @@ impl Simulation {
         r
     }
 
-    /// The same tables as [`Simulation::results`], consuming the simulation: the
-    /// network (links, routes, packets, fold plan) is freed once the link table is
-    /// built, the event queue and the agents once the flow table is, the transfer
-    /// records once theirs is, and the traces are moved, not copied.
-    pub fn into_results(self) -> RunResults {
+    /// The same tables as [`Simulation::results`], consuming the simulation: what no
+    /// table reads (queued events, timers, routes, the fold plan, agents, receivers'
+    /// pending transfers, addresses, path state) is freed first, the rest of the
+    /// network once the link table is built, the event queue and the agents once the
+    /// flow table is, the transfer records once theirs is, and the traces are moved,
+    /// not copied.
+    pub fn into_results(mut self) -> RunResults {
         let pos = self.loop_position();
         let mut r = RunResults { stats: self.run_stats(), ..Default::default() };
+        self.sched.free_for_results();
+        self.net.free_for_results();
+        self.agents = Vec::new();
+        self.shared.recv_pending = Vec::new();
+        self.shared.node_addr = Vec::new();
+        self.shared.paths = Default::default();
         r.links = link_table(&self.net, &self.sched, &pos);
-        let Simulation { cfg, sched, mut net, mut shared, senders, sinks, agents, apps, flows, .. } = self;
+        let Simulation { cfg, sched, mut net, mut shared, senders, sinks, apps, flows, .. } = self;
         r.packets = net.trace.take().unwrap_or_default();
-        drop((cfg, net, agents));
+        drop((cfg, net));
         let parts = FlowParts { flows: &flows, senders: &senders, sinks: &sinks, sched: &sched };
         flow_rows(&parts, &pos, &apps, &shared.flow_names, &mut r);
         drop((sched, senders, sinks, flows));

@@ -586,6 +586,22 @@ impl Scheduler {
 
     /// [`Scheduler::memory_bytes`] by part, in a fixed order of (name, bytes)
     /// (`run_config CONFIG --memory`).
+    /// Free the queued events and the timers' state, keeping what reading the results
+    /// needs (the counters, the pass FIFOs and computed queues behind
+    /// `pending_folds` / `pending_starts`, the UDP sinks' credits). For
+    /// `Simulation::into_results` only: the scheduler cannot run afterwards.
+    pub(crate) fn free_for_results(&mut self) {
+        self.heap = Heap::default();
+        self.theap = Heap::default();
+        self.pheap = Heap::default();
+        self.far = None;
+        self.opened = Vec::new();
+        self.timers = Vec::new();
+        self.park_lanes = Vec::new();
+        self.park_nodes = Vec::new();
+        self.fold_resume = Vec::new();
+    }
+
     pub fn memory_parts(&self) -> Vec<(&'static str, usize)> {
         use std::mem::size_of;
         vec![

@@ -993,6 +993,18 @@ impl Network {
         }
     }
 
+    /// Free what reading the results does not need (the routes, the fold plan and
+    /// lookahead state, the dropped and released packets' lists), keeping the links,
+    /// their names and counters, the packet pool and the trace. For
+    /// `Simulation::into_results` only: the network cannot forward afterwards.
+    pub(crate) fn free_for_results(&mut self) {
+        self.routes = Routes::default();
+        self.fold = Vec::new();
+        self.lookahead = Vec::new();
+        self.drops = Vec::new();
+        self.released = Vec::new();
+    }
+
     /// Acks removed by the ack filter of link `l`.
     pub fn filtered(&self, l: usize) -> u64 {
         self.filtered.get(l).copied().unwrap_or(0)

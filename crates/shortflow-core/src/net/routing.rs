@@ -69,7 +69,7 @@ struct NodeRoute {
 
 /// Compact static routing table; same answers as [`shortest_paths`] (see the module
 /// docs for why).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Routes {
     n: usize,
     nodes: Vec<NodeRoute>,

@@ -964,7 +964,7 @@ fn d_sa_gain() -> f64 {
 }
 
 /// TCP Vienna's settings (spec fairshare-and-sizebased B.5, B.11). Defaults are the
-/// spec's: TCP-V2, Eq. 4 read literally with M = 600, E[W] variant F, P4's paired
+/// spec's: TCP-V2, Eq. 4 read literally with M = 600, E\[W\] variant F, P4's paired
 /// candidates, p = (0.75 L + 0.25 R) / N, the model's b = 2 (delayed acks), β at every
 /// fast retransmit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -64,7 +64,7 @@
 //!    from the timer heap, so that the timer heap's minimum is the next timer to
 //!    fire: the prefetcher follows it, and a re-arm sifts among the lanes' heads only),
 //!    and a re-arm costs a lane step instead of an event. A lane is a linked list of
-//!    nodes ([`ParkNode`]) that hold the parked timers' keys: a re-arm updates the head
+//!    nodes (`ParkNode`) that hold the parked timers' keys: a re-arm updates the head
 //!    node in place and links it behind the tail, touching neither the timer slot nor
 //!    anything but the lane's nodes (allocated in park order, so a lane is walked
 //!    mostly in memory order). The slot marks its node when the entry goes stale

@@ -10,7 +10,7 @@
 //! A block serving several connections ("shared") limits the packets they have in
 //! flight *together* to one window: a connection sends only while the others' flight
 //! plus its own stays within the window, and after every event on one member the
-//! block's scheduler ([`TcpSenders::serve`], round robin, one segment per turn) lets
+//! block's scheduler (`TcpSenders::serve`, round robin, one segment per turn) lets
 //! the other members use what the window has left.
 //!
 //! What stays per connection, by design of ns-2's mechanism: the duplicate-ack and

@@ -45,7 +45,7 @@
 //! burst k; the first packet goes out at `t0 + interval + off_1`. In steady state a cycle
 //! lasts `B*interval + off` and carries B packets, so the long-run rate is
 //! `8*size*E[B] / (E[B]*interval + E[off])` which is `rate*on/(on+off)` up to the
-//! rounding of B (E[B] differs slightly from `on/interval`).
+//! rounding of B (E\[B\] differs slightly from `on/interval`).
 
 use crate::rng::Rng;
 

@@ -22,7 +22,7 @@
 //! exist for the sources' packet intervals, taken at build; a push that would break a
 //! lane's order goes to the heap (checked every time, so order never rests on the
 //! argument above). Capacities are reserved at build: no allocation per packet. A lane
-//! is a [`Fifo`] (the engine's power-of-two ring) that never grows, keys are compared
+//! is a `Fifo` (the engine's power-of-two ring) that never grows, keys are compared
 //! as one `u128`.
 //!
 //! **In the scheduler.** The armed event is a `K_MUX` entry of the scheduler's main
@@ -89,7 +89,7 @@ pub struct UdpMux {
 
 impl UdpMux {
     /// Register a source whose packets are `interval` apart while it sends (a lane for
-    /// that distance). Call for every source before [`UdpMux::start`].
+    /// that distance). Call for every source before [`UdpMux::reserve`].
     pub fn add_source(&mut self, interval: Option<SimTime>) {
         self.sources += 1;
         if let Some(d) = interval {

@@ -1,5 +1,5 @@
 //! Several object streams on one persistent TCP connection, multiplexed WebMUX-style
-//! (thesis §7.1.2.2; Gettys and Nielsen's WebMUX draft, the thesis's ref. [36]).
+//! (thesis §7.1.2.2; Gettys and Nielsen's WebMUX draft, the thesis's ref. \[36\]).
 //!
 //! The server's multiplexer owns the connection's byte stream. Each object (*stream*)
 //! becomes sendable at its `start_s` (its request reached the server). The multiplexer

@@ -94,7 +94,7 @@ pub const GAMMAS: [f64; 2] = [1.0, 2.0];
 pub const LONG_FLOW_SEGMENTS: f64 = 10_000.0;
 
 /// Expected window at a loss in the congestion-avoidance steady state, `E[W]`
-/// (generalised Cardwell [23]).
+/// (generalised Cardwell \[23\]).
 pub fn expected_window(alpha: f64, beta: f64, b: f64, p: f64, model: WindowModel) -> f64 {
     match model {
         WindowModel::F => {
@@ -128,13 +128,13 @@ fn g_backoff(p: f64) -> f64 {
 /// The terms of `E[T]` for one transfer (s), for plots and tests.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Latency {
-    /// Connection set-up [4].
+    /// Connection set-up \[4\].
     pub setup: f64,
-    /// Initial slow start [15].
+    /// Initial slow start \[15\].
     pub slow_start: f64,
-    /// The first loss, if any [20] (P4 omits it; Cardwell has it).
+    /// The first loss, if any \[20\] (P4 omits it; Cardwell has it).
     pub first_loss: f64,
-    /// Congestion avoidance for the rest [21], [24].
+    /// Congestion avoidance for the rest \[21\], \[24\].
     pub cong_avoid: f64,
     /// Delayed-ack delay of the first segment.
     pub delack: f64,

@@ -12,7 +12,7 @@
 //!   window is spread over one round trip (ns-2.35 `send_helper`). The sender's
 //!   `send_much` asks for the gap; nothing new leaves while it runs.
 //! - `srtt_exact`: the fine-grained estimator Fast Start uses too
-//!   ([`ExactRtt`](crate::tcp::rtt::ExactRtt), srtt gain `g`, first sample as is). ns-2.35 takes tau from the ack's timestamp echo; we
+//!   ([`ExactRtt`], srtt gain `g`, first sample as is). ns-2.35 takes tau from the ack's timestamp echo; we
 //!   take the sender's per-ack sample (`AckSample::rtt`: the newest newly acked
 //!   segment sent once), which is the same time when that segment triggered the ack.
 //!   Before the first sample there is no pacing (bursts are only limited).

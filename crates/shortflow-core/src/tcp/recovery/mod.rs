@@ -31,7 +31,7 @@ use crate::time::SimTime;
 
 /// Loss-recovery counters of one connection (Linux MIB names, `nstat`), counted for
 /// every recovery kind. Each is a `u32` (issue 21 item 3: 40 bytes less in every
-/// sender and transfer record), added to with [`count!`], which stops the run with the
+/// sender and transfer record), added to with `count!`, which stops the run with the
 /// counter's name rather than wrap: every count is at most the connection's
 /// transmissions or acks, so passing 2^32 - 1 would take over 4 * 10^9 retransmissions
 /// (or DSACKs) of one connection.

@@ -584,8 +584,6 @@ impl Scheduler {
         self.memory_parts().iter().map(|&(_, b)| b).sum()
     }
 
-    /// [`Scheduler::memory_bytes`] by part, in a fixed order of (name, bytes)
-    /// (`run_config CONFIG --memory`).
     /// Free the queued events and the timers' state, keeping what reading the results
     /// needs (the counters, the pass FIFOs and computed queues behind
     /// `pending_folds` / `pending_starts`, the UDP sinks' credits). For
@@ -602,6 +600,8 @@ impl Scheduler {
         self.fold_resume = Vec::new();
     }
 
+    /// [`Scheduler::memory_bytes`] by part, in a fixed order of (name, bytes)
+    /// (`run_config CONFIG --memory`).
     pub fn memory_parts(&self) -> Vec<(&'static str, usize)> {
         use std::mem::size_of;
         vec![

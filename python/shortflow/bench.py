@@ -10,8 +10,8 @@ its own host pair and access links, for N = 10^4 and 10^5 (and 10^6 with
 ``--scale-max 1000000``): the scenario goes the way a user's does (validated, expanded,
 run through the core, results read into polars), each N in a fresh process, and the
 report gives that process's peak resident set, the bytes per connection (peak less the
-same process's resident set after its imports, over N; this includes the result tables
-and their JSON on the way to polars), the simulation's own bytes per connection at the
+same process's resident set after its imports and a 2-connection warm-up run of the same
+path, over N; this includes the result tables on their way to polars), the simulation's own bytes per connection at the
 end of the run (``stats.sim_bytes``, see ``Simulation::memory``), and the CPU time per
 delivered data packet. The bottleneck's rate and buffer grow with N, so every N delivers about 30
 packets per connection.
@@ -149,23 +149,33 @@ def scale_scenario(n: int) -> dict[str, Any]:
     }
 
 
-#: One scale run in a fresh interpreter: the resident set after the imports, the CPU time
+#: One scale run in a fresh interpreter: the resident set after the imports and after a
+#: 2-connection warm-up run of the same path (polars' and the allocators' one-time set-up,
+#: about 25 MB, is not per connection: without it 10^4 connections measured 4.1 KB each
+#: where the simulation held 1.5 KB), the CPU time
 #: of validating + expanding, of the core's own call (building, running, collecting the
 #: results and copying them out as typed columns, ``run_columns``; thread CPU time, the
 #: GIL is released but the call runs on this thread) and of the run as a user's
 #: ``simulate`` does it (the core's call plus building the polars frames), and the run's
 #: statistics.
 _SCALE = (
-    "import json, sys, time\n"
+    "import gc, json, sys, time\n"
     "import polars, pyarrow\n"
     "from shortflow.bench import scale_scenario, _vm_hwm\n"
     "from shortflow.scenario import Scenario\n"
     "from shortflow.native import core, resolve_json\n"
     "from shortflow.results import RunResults\n"
     "core()\n"
-    "base = _vm_hwm()\n"
+    "imports = _vm_hwm()\n"
     "n = int(sys.argv[1])\n"
     "lookahead = sys.argv[2:] == ['lookahead']\n"
+    "def warm_up():\n"
+    "    resolved = resolve_json(Scenario.from_dict(scale_scenario(2)).to_sim_config(seed=1))\n"
+    "    tables, stats = core().run_columns(resolved, None, None, lookahead)\n"
+    "    RunResults.from_columns(tables, stats, json.loads(resolved))\n"
+    "warm_up()\n"
+    "gc.collect()\n"
+    "base = _vm_hwm()\n"
     "c0 = time.process_time()\n"
     "sc = Scenario.from_dict(scale_scenario(n))\n"
     "cfg = sc.to_sim_config(seed=1)\n"
@@ -178,7 +188,7 @@ _SCALE = (
     "c2 = time.process_time()\n"
     "st = res.stats\n"
     "done = int(res.transfers['end_s'].is_not_nan().sum())\n"
-    "print(json.dumps({'base_rss_bytes': base, 'expand_cpu_s': c1 - c0, 'core_cpu_s': t1 - t0, 'run_cpu_s': c2 - c1,\n"
+    "print(json.dumps({'imports_rss_bytes': imports, 'base_rss_bytes': base, 'expand_cpu_s': c1 - c0, 'core_cpu_s': t1 - t0, 'run_cpu_s': c2 - c1,\n"
     "    'core_wall_s': st['wall_s'], 'events': st['events'], 'delivered_pkts': st['data_pkts_delivered'],\n"
     "    'sim_end_s': st['sim_end_s'], 'transfers_done': done, 'config_bytes': len(json.dumps(cfg)),\n"
     "    'sim_bytes': st.get('sim_bytes')}))\n"
@@ -201,14 +211,15 @@ def run_scale(sizes: Sequence[int] = SCALE_SIZES, timeout: float = 3600.0, looka
     """The scale workload at each size, each in a fresh process: ``{"sizes": {n: {...}},
     "linearity": ...}`` with, per size, the peak resident set (``peak_rss_bytes``, from the
     child's resource usage), ``bytes_per_conn`` (peak less the resident set after the
-    imports, over n), ``sim_bytes_per_conn`` (the simulation's own structures at the end of
+    imports and a 2-connection warm-up run, over n; ``bytes_per_conn_cold`` without the
+    warm-up, so with polars' one-time set-up), ``sim_bytes_per_conn`` (the simulation's own structures at the end of
     the run, ``stats.sim_bytes`` over n: the per-connection state without the result
     tables, Python and the allocator's overhead), CPU times (``cpu_s`` the whole process's;
     ``expand_cpu_s`` validating and expanding; ``core_cpu_s`` the core's own call: building,
     running, collecting the results and copying them out as typed columns; ``run_cpu_s``
     that call plus building the polars frames, as ``Scenario.simulate``), the delivered data packets,
     events, and per delivered data packet ``core_ns_per_pkt``, ``run_ns_per_pkt`` and
-    ``ns_per_pkt`` (whole process: Python's start-up and imports, about 0.35 s, included).
+    ``ns_per_pkt`` (whole process: Python's start-up and imports, about 0.35 s, and the warm-up included).
 
     ``lookahead``: run the core with lookahead (``shortflow bench --lookahead``).
 
@@ -239,6 +250,7 @@ def run_scale(sizes: Sequence[int] = SCALE_SIZES, timeout: float = 3600.0, looka
         cpu = usage.ru_utime + usage.ru_stime
         e.update(n=n, peak_rss_bytes=peak, cpu_s=cpu, wall_s=wall,
                  bytes_per_conn=(peak - e["base_rss_bytes"]) / n if e.get("base_rss_bytes") else None,
+                 bytes_per_conn_cold=(peak - e["imports_rss_bytes"]) / n if e.get("imports_rss_bytes") else None,
                  sim_bytes_per_conn=e["sim_bytes"] / n if e.get("sim_bytes") else None,
                  ns_per_pkt=1e9 * cpu / e["delivered_pkts"] if e["delivered_pkts"] else None,
                  core_ns_per_pkt=1e9 * e["core_cpu_s"] / e["delivered_pkts"] if e["delivered_pkts"] else None,

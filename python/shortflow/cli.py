@@ -742,8 +742,8 @@ def bench(
                       f"{e['events_per_pkt']:.2f}", f"{e['cpu_s']:.2f}", f"{e['core_ns_per_pkt']:.0f}",
                       f"{e['run_ns_per_pkt']:.0f}", f"{e['ns_per_pkt']:.0f}")
         out_console.print(t)
-        out_console.print("bytes/conn: peak resident set less the imports' (results and their way to polars "
-                          "included); sim bytes/conn: the simulation's structures at the end of the run; CPU ns per "
+        out_console.print("bytes/conn: peak resident set less that after the imports and a 2-connection warm-up "
+                          "(results and their way to polars included); sim bytes/conn: the simulation's structures at the end of the run; CPU ns per "
                           "delivered packet: core = the core's call (build, run, results, JSON), run = that plus "
                           "reading the results into polars, all = the whole process (Python start-up included)",
                           highlight=False)

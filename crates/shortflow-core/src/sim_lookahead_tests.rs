@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 
-use super::vqueue_tests::{event_by_event, golden, pareto_udp, random_dumbbell, same_at_pauses};
+use super::vqueue_tests::{duplex_link, event_by_event, golden, pareto_udp, random_dumbbell, same_at_pauses};
 use crate::config::SimConfig;
 use crate::rng::Rng;
 use crate::sim::Simulation;
@@ -80,8 +80,7 @@ fn alike_dumbbell(seed: u64) -> Value {
     let udp = pick(&[0.0, 0.0, 0.0, 1.0]) == 1.0;
     let sizes: &[f64] = if pick(&[0.0, 0.0, 0.0, 1.0]) == 1.0 { &[20.0, 1000.0] } else { &[40.0, 536.0, 1000.0] };
     let mut nodes = vec![json!("r1"), json!("r2")];
-    let mut links = vec![json!({"src": "r1", "dst": "r2", "rate_bps": rate, "delay_s": delay, "duplex": true,
-                                "queue": {"kind": "drop_tail", "limit_pkts": limit}})];
+    let mut links = vec![duplex_link("r1", "r2", rate, delay, limit)];
     let (mut flows, mut apps) = (Vec::new(), Vec::new());
     for i in 0..n {
         let (s, d) = (format!("s{i}"), format!("d{i}"));
@@ -89,8 +88,7 @@ fn alike_dumbbell(seed: u64) -> Value {
         nodes.push(json!(s));
         nodes.push(json!(d));
         for (x, y) in [(s.as_str(), "r1"), ("r2", d.as_str())] {
-            links.push(json!({"src": x, "dst": y, "rate_bps": a, "delay_s": ad, "duplex": true,
-                              "queue": {"kind": "drop_tail", "limit_pkts": 50}}));
+            links.push(duplex_link(x, y, a, ad, 50));
         }
         let reverse = pick(&[0.0, 0.0, 1.0]) == 1.0;
         let (src, dst) = if reverse { (d.clone(), s.clone()) } else { (s.clone(), d.clone()) };
@@ -153,10 +151,6 @@ fn lookahead_keeps_every_event_key() {
 /// sends what.
 #[test]
 fn lookahead_window_is_exact() {
-    let link = |s: &str, d: &str, rate: f64, delay: f64, limit: u32| {
-        json!({"src": s, "dst": d, "rate_bps": rate, "delay_s": delay, "duplex": true,
-               "queue": {"kind": "drop_tail", "limit_pkts": limit}})
-    };
     let cbr = |flow: &str, start: f64, interval: f64, size: u32| {
         json!({"kind": "cbr", "flow": flow, "start_s": start, "rate_bps": 8.0 * size as f64 / interval,
                "packet_size": size})
@@ -164,8 +158,9 @@ fn lookahead_window_is_exact() {
     let cfg = json!({
         "seed": 1, "duration_s": 1.5,
         "nodes": ["s0", "s1", "r1", "r2", "d0", "d1"],
-        "links": [link("r1", "r2", 2e6, 0.001, 3), link("s0", "r1", 8e6, 0.0, 50), link("s1", "r1", 16e6, 0.001, 50),
-                  link("r2", "d0", 100e6, 0.0, 50), link("r2", "d1", 100e6, 0.0, 50)],
+        "links": [duplex_link("r1", "r2", 2e6, 0.001, 3), duplex_link("s0", "r1", 8e6, 0.0, 50),
+                  duplex_link("s1", "r1", 16e6, 0.001, 50), duplex_link("r2", "d0", 100e6, 0.0, 50),
+                  duplex_link("r2", "d1", 100e6, 0.0, 50)],
         "flows": [{"name": "inside", "src": "s0", "dst": "d0", "transport": "udp"},
                   {"name": "outside", "src": "s0", "dst": "d0", "transport": "udp"},
                   {"name": "late", "src": "s1", "dst": "d1", "transport": "udp"}],

@@ -74,6 +74,12 @@ fn computed_queues_change_no_golden_result() {
     assert!(starts > 10_000, "the goldens' bottlenecks queue ({starts} start passes)");
 }
 
+/// A duplex DropTail link of a test config.
+pub(super) fn duplex_link(src: &str, dst: &str, rate: f64, delay: f64, limit: u32) -> Value {
+    json!({"src": src, "dst": dst, "rate_bps": rate, "delay_s": delay, "duplex": true,
+           "queue": {"kind": "drop_tail", "limit_pkts": limit}})
+}
+
 /// Random dumbbells with round rates and delays (many events at equal times), small
 /// buffers (drops), flows both ways (a bottleneck direction carries data and acks, of
 /// different sizes), delayed acks, flows starting together, and UDP on-off sources
@@ -86,8 +92,7 @@ pub(super) fn random_dumbbell(seed: u64) -> Value {
     let limit = pick(&[2.0, 3.0, 5.0, 8.0, 12.0]) as u32;
     let n = pick(&[1.0, 2.0, 3.0, 4.0, 6.0]) as usize;
     let mut nodes = vec![json!("r1"), json!("r2")];
-    let mut links = vec![json!({"src": "r1", "dst": "r2", "rate_bps": rate, "delay_s": delay, "duplex": true,
-                                "queue": {"kind": "drop_tail", "limit_pkts": limit}})];
+    let mut links = vec![duplex_link("r1", "r2", rate, delay, limit)];
     let (mut flows, mut apps) = (Vec::new(), Vec::new());
     for i in 0..n {
         let (s, d) = (format!("s{i}"), format!("d{i}"));
@@ -95,10 +100,8 @@ pub(super) fn random_dumbbell(seed: u64) -> Value {
         let adelay = pick(&[0.0, 0.001, 0.002]);
         nodes.push(json!(s));
         nodes.push(json!(d));
-        links.push(json!({"src": s, "dst": "r1", "rate_bps": access, "delay_s": adelay, "duplex": true,
-                          "queue": {"kind": "drop_tail", "limit_pkts": 50}}));
-        links.push(json!({"src": "r2", "dst": d, "rate_bps": access, "delay_s": adelay, "duplex": true,
-                          "queue": {"kind": "drop_tail", "limit_pkts": 50}}));
+        links.push(duplex_link(&s, "r1", access, adelay, 50));
+        links.push(duplex_link("r2", &d, access, adelay, 50));
         let reverse = pick(&[0.0, 0.0, 1.0]) == 1.0;
         let (src, dst) = if reverse { (d.clone(), s.clone()) } else { (s.clone(), d.clone()) };
         let variant = ["tahoe", "reno", "newreno"][pick(&[0.0, 1.0, 2.0]) as usize];

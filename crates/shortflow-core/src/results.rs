@@ -145,10 +145,9 @@ macro_rules! reserve_columns {
 }
 
 impl FlowTable {
-    /// Room for `rows` rows whose names take `name_bytes` bytes in all and whose
+    /// Room for `rows` rows (but their names: the builder sets `flow` whole) whose
     /// `acked_by_s` lists hold `list_vals` values in all.
-    pub fn reserve(&mut self, rows: usize, name_bytes: usize, list_vals: usize) {
-        self.flow.reserve(rows, name_bytes);
+    pub fn reserve(&mut self, rows: usize, list_vals: usize) {
         self.transport.reserve(rows, 3 * rows);
         reserve_columns!(&mut *self, rows; data_pkts_sent, bytes_acked, retransmits, timeouts, fast_retransmits,
             retrans_segs, loss_probes, loss_probe_recoveries, fast_retrans, sack_recoveries, spurious_rtos,

@@ -117,10 +117,12 @@ fn link_table(net: &Network, sched: &Scheduler, pos: &LoopPosition) -> LinkTable
 fn flow_rows(p: &FlowParts, pos: &LoopPosition, apps: &Apps, names: &Names, r: &mut RunResults) {
     let tcp = p.flows.iter().filter(|f| matches!(f, FlowAgents::Tcp { .. })).count();
     let ft = &mut r.flows;
-    ft.reserve(p.flows.len(), (0..p.flows.len()).map(|i| names[i].len()).sum(), tcp * ACK_MARKS);
+    // One row per flow, in flow order: the name column is the flow names.
+    assert_eq!(p.flows.len(), names.len(), "one name per flow");
+    ft.flow = names.clone();
+    ft.reserve(p.flows.len(), tcp * ACK_MARKS);
     let mut reported_cbs = HashSet::new();
     for (i, &fa) in p.flows.iter().enumerate() {
-        ft.flow.push(&names[i]);
         match fa {
             FlowAgents::Tcp { sender: s, sink: k } => {
                 let (s, cb) = p.senders.get(s);

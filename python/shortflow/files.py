@@ -5,6 +5,8 @@ entries; ``run --out``'s tables) is written to a temporary file in the same dire
 (``.<name>.<pid>.tmp``), flushed to disk and renamed over the target: a reader sees the
 old file or the new one, never a part. A failed write (disk full, permission denied)
 removes the temporary file and raises :class:`FileProblem` naming the target path.
+A sweep's cache entries, which are checked when read, are synced in batches
+(``sync=False``, :func:`sync_paths`) instead of one by one.
 Damaged inputs (a truncated Parquet file, invalid JSON) raise :class:`FileProblem` too.
 """
 
@@ -16,7 +18,7 @@ import io
 import json
 import os
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 import polars as pl
 
@@ -78,17 +80,21 @@ def _fsync_dir(d: Path) -> None:
 
 
 @contextlib.contextmanager
-def atomic_path(path: str | Path) -> Iterator[Path]:
+def atomic_path(path: str | Path, sync: bool = True) -> Iterator[Path]:
     """A temporary path beside ``path`` to write to; when the block ends without an
     error the file is synced to disk and renamed to ``path``, otherwise it is removed.
-    An ``OSError`` becomes a :class:`FileProblem` naming ``path``."""
+    An ``OSError`` becomes a :class:`FileProblem` naming ``path``. ``sync=False``: renamed
+    without syncing (still whole or absent for every reader, but a power loss may leave
+    it empty or cut short: for files that are checked when read, synced later in a
+    batch, :func:`sync_paths`)."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         try:
             yield tmp
-            with open(tmp, "rb+") as f:
-                os.fsync(f.fileno())
+            if sync:
+                with open(tmp, "rb+") as f:
+                    os.fsync(f.fileno())
             os.replace(tmp, path)
         except BaseException:
             with contextlib.suppress(OSError):
@@ -98,17 +104,34 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         raise
     except OSError as e:
         raise write_error(path, e) from None
-    _fsync_dir(path.parent)
+    if sync:
+        _fsync_dir(path.parent)
 
 
-def write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically."""
-    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+def write_bytes(path: str | Path, data: bytes, sync: bool = True) -> None:
+    """Write ``data`` to ``path`` atomically (``sync``: see :func:`atomic_path`)."""
+    with atomic_path(path, sync) as tmp, open(tmp, "wb") as f:
         f.write(data)
 
 
-def write_text(path: str | Path, text: str) -> None:
-    write_bytes(path, text.encode("utf-8"))
+def sync_paths(paths: Iterable[Path]) -> None:
+    """Sync files written with ``sync=False`` to disk, and then their directories, once
+    each. A file gone since (replaced or removed) is skipped."""
+    dirs: set[Path] = set()
+    for p in paths:
+        with contextlib.suppress(OSError):
+            fd = os.open(p, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        dirs.add(Path(p).parent)
+    for d in dirs:
+        _fsync_dir(d)
+
+
+def write_text(path: str | Path, text: str, sync: bool = True) -> None:
+    write_bytes(path, text.encode("utf-8"), sync)
 
 
 def write_json(path: str | Path, obj: Any, indent: int | None = 2) -> None:

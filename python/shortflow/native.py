@@ -15,12 +15,15 @@ import json
 import math
 import re
 from types import ModuleType
-from typing import Any, Callable, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional
 
 from .errors import SimulationError
-from .results import RunResults
+from .results import RunResults, columns_frame
 
-__all__ = ["core", "run_json", "run_results", "run_config", "resolve", "resolve_json", "canonical_json", "CoreMissing",
+if TYPE_CHECKING:
+    import polars as pl
+
+__all__ = ["core", "run_json", "run_results", "run_table", "run_config", "resolve", "resolve_json", "canonical_json", "CoreMissing",
            "describe_core_error"]
 
 
@@ -118,6 +121,15 @@ def run_results(config_json: str, progress: Optional[Callable[[int, float, float
     ``config``."""
     tables, stats = _run(core().run_columns, config_json, progress)
     return RunResults.from_columns(tables, stats, config)
+
+
+def run_table(config_json: str, table: str,
+              progress: Optional[Callable[[int, float, float], None]] = None) -> pl.DataFrame:
+    """Run one simulation (as :func:`run_results`) and return one result table (a name
+    in ``SCHEMAS``), the frame ``run_results(...)`` has for it; the other tables'
+    columns are dropped unread (a sweep task keeps only its transfers)."""
+    tables, _stats = _run(core().run_columns, config_json, progress)
+    return columns_frame(table, tables.get(table) or ())
 
 
 def _run(fn: Callable[..., Any], config_json: str, progress: Optional[Callable[[int, float, float], None]]) -> Any:

@@ -137,13 +137,30 @@ def columns_frame(table: str, columns: Sequence[tuple[Any, ...]]) -> pl.DataFram
     columns (``_core.run_columns``; ``shortflow_core::columns``): each column a tuple
     ``(name, kind, rows, data, offsets, validity)`` of little-endian buffers laid out
     as Arrow's, read as Arrow arrays without copying and handed to polars. A non-finite
-    float comes as null, as the JSON writes it."""
+    float comes as null, as the JSON writes it. A table with no rows and only the
+    schema's columns (most runs' traces, pages, objects ...) is the schema's empty
+    frame, made once."""
     schema = SCHEMAS[table]
+    if all(c[2] == 0 and c[0] in schema for c in columns):
+        return _empty_frame(table)
     got = {c[0]: _column_series(*c, schema.get(c[0])) for c in columns}
     n = max((len(v) for v in got.values()), default=0)
     data = [got.pop(name) if name in got else pl.Series(name, [None] * n, dtype=dtype, strict=False)
             for name, dtype in schema.items()]
     return pl.DataFrame(data + list(got.values()))
+
+
+#: Each table's frame with no rows (:func:`_empty_frame`).
+_EMPTY: dict[str, pl.DataFrame] = {}
+
+
+def _empty_frame(table: str) -> pl.DataFrame:
+    """``frame(table, None)``, built once per table and handed out as a clone (a polars
+    clone shares the columns, and a frame's columns are never changed in place)."""
+    df = _EMPTY.get(table)
+    if df is None:
+        df = _EMPTY[table] = frame(table, None)
+    return df.clone()
 
 
 def _column_series(name: str, kind: str, rows: int, data: bytes, offsets: Optional[bytes],
@@ -172,6 +189,14 @@ _ARROW_TYPES = {"u8": "uint8", "u32": "uint32", "u64": "uint64", "i64": "int64",
 
 #: The transfers' times that are null while a transfer is unfinished.
 TRANSFER_TIMES = ("end_s", "completion_s", "delivered_s")
+
+#: Per table, its times that are null while unfinished (a NaN from a dict or JSON
+#: becomes null; the core's typed columns already carry them as nulls).
+NULL_TIMES: dict[str, tuple[str, ...]] = {
+    "transfers": TRANSFER_TIMES,
+    "pages": ("end_s", "download_s"),
+    "objects": ("request_s", "end_s", "time_s"),
+}
 
 
 def transfers_frame(columns: Mapping[str, list[Any]] | None) -> pl.DataFrame:
@@ -221,7 +246,9 @@ class RunResults:
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any], config: dict[str, Any] | None = None) -> "RunResults":
-        return cls._from_frames({t: frame(t, raw.get(t)) for t in SCHEMAS}, raw.get("stats"), config)
+        frames = {t: _nan_to_null(frame(t, raw.get(t)), NULL_TIMES[t]) if t in NULL_TIMES else frame(t, raw.get(t))
+                  for t in SCHEMAS}
+        return cls._from_frames(frames, raw.get("stats"), config)
 
     @classmethod
     def from_columns(cls, tables: dict[str, Sequence[tuple[Any, ...]]], stats_json: str,
@@ -235,20 +262,8 @@ class RunResults:
     @classmethod
     def _from_frames(cls, f: Mapping[str, pl.DataFrame], stats: Optional[Mapping[str, Any]],
                      config: dict[str, Any] | None) -> "RunResults":
-        return cls(
-            transfers=_nan_to_null(f["transfers"], TRANSFER_TIMES),
-            flows=f["flows"],
-            links=f["links"],
-            acks=f["acks"],
-            packets=f["packets"],
-            cwnd=f["cwnd"],
-            startup=f["startup"],
-            cc=f["cc"],
-            pages=_nan_to_null(f["pages"], ("end_s", "download_s")),
-            objects=_nan_to_null(f["objects"], ("request_s", "end_s", "time_s")),
-            stats=dict(stats or {}),
-            config=dict(config or {}),
-        )
+        """Every table's frame, its unfinished times already null (:data:`NULL_TIMES`)."""
+        return cls(**{t: f[t] for t in SCHEMAS}, stats=dict(stats or {}), config=dict(config or {}))
 
     def tables(self) -> dict[str, pl.DataFrame]:
         return {

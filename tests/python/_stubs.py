@@ -3,7 +3,6 @@ Module-level so that spawned worker processes can import them."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import time
@@ -11,6 +10,7 @@ import time
 import polars as pl
 
 from shortflow.results import transfers_frame
+from shortflow.workers import transfers_bytes
 
 COUNTER_ENV = "SHORTFLOW_STUB_COUNTER"
 
@@ -54,9 +54,7 @@ def task(config_json: str) -> bytes:
     if path:
         with open(path, "a") as f:
             f.write(f"{cfg['seed']}\n")
-    buf = io.BytesIO()
-    transfers_for(cfg).write_parquet(buf)
-    return buf.getvalue()
+    return transfers_bytes(transfers_for(cfg))
 
 
 class Interrupting:

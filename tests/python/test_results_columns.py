@@ -5,7 +5,6 @@ use). Every table is compared: column order, dtypes, values, nulls and NaNs."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from shortflow.native import core as native_core
 from shortflow.native import resolve_json, run_results
 from shortflow.results import SCHEMAS, RunResults, columns_frame
 from shortflow.scenario import load
-from shortflow.workers import compute_task, transfers_parquet
+from shortflow.workers import compute_task, transfers_bytes, transfers_from_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -156,15 +155,42 @@ def test_columns_frame_fills_missing_and_keeps_extra_columns():
     assert df["extra"].dtype == pl.UInt32 and df["extra"].to_list() == [1, 2]
 
 
+def test_empty_tables_are_the_schema_frame_and_independent():
+    """A table with no rows (the core sends its schema's columns, empty) is
+    `frame(table, None)`; each call hands out its own frame, so a change to one (polars
+    has in-place methods) is not seen by the next run's."""
+    from shortflow.results import frame
+
+    for t in SCHEMAS:
+        cols = [(name, "empty", 0, b"", None, None) for name in SCHEMAS[t]]
+        a = columns_frame(t, cols)
+        assert_frame_equal(a, frame(t, None), check_exact=True)
+        a.insert_column(0, pl.Series("mine", [], dtype=pl.UInt8))
+        assert columns_frame(t, cols).columns == list(SCHEMAS[t])
+    # An extra column, even with no rows, is kept (not the cached frame).
+    df = columns_frame("acks", [("flow", "u32", 0, b"", None, None), ("extra", "u32", 0, b"", None, None)])
+    assert df.columns == ["flow", "time_ns", "ackno", "extra"]
+
+
+@pytest.mark.parametrize("name", ["spand", "web", "dumbbell_traced"])
+def test_run_table_is_the_run_results_table(name):
+    """A sweep task's one table (`native.run_table`) is the frame `run_results` gives."""
+    from shortflow.native import run_table
+
+    resolved = resolve_json(CONFIGS[name])
+    full = run_results(resolved)
+    for t in ("transfers", "pages", "objects", "acks"):
+        assert_frame_equal(run_table(resolved, t), getattr(full, t), check_exact=True)
+
+
 def test_simulate_and_sweep_tasks_use_the_columns(monkeypatch):
     """`Scenario.simulate` and a sweep task never go through the JSON text; a task's
-    Parquet bytes equal the JSON path's."""
+    bytes equal the JSON path's."""
     cfg = CONFIGS["spand"]
     resolved = resolve_json(cfg)
     old = RunResults.from_json(native_core().run(resolved), json.loads(resolved))
-    want = transfers_parquet(old.transfers)
-    buf = io.BytesIO(want)
-    assert_frame_equal(pl.read_parquet(buf), old.transfers, check_exact=True)
+    want = transfers_bytes(old.transfers)
+    assert_frame_equal(transfers_from_bytes(want), old.transfers, check_exact=True)
 
     mod = native_core()
 

@@ -184,3 +184,45 @@ def test_reuse_takes_equal_tasks_from_another_sweep(sc: Scenario, tmp_path: Path
     (tmp_path / "a" / "cache" / shared[0]).write_bytes(b"not parquet")
     r2 = sweep(other, tmp_path / "d", reuse=[tmp_path / "a"])
     assert r2.computed == 7 and r2.results.equals(fresh.results)
+
+
+def test_cache_entries_are_synced_in_batches(sc: Scenario, tmp_path: Path, monkeypatch) -> None:
+    """Cache files are renamed into place without a sync each and synced in batches: by
+    the sweep's end every one of them has been synced exactly once."""
+    from shortflow import files, sweeper
+
+    synced: list[Path] = []
+    real = files.sync_paths
+
+    def record(paths):
+        paths = list(paths)
+        synced.extend(paths)
+        real(paths)
+
+    monkeypatch.setattr(files, "sync_paths", record)
+    monkeypatch.setattr(sweeper, "SYNC_EVERY_S", 0.0)  # a batch after every file
+    r = sweep(sc, tmp_path / "a")
+    cache = tmp_path / "a" / "cache"
+    written = sorted(cache.glob("*.parquet")) + sorted(cache.glob("*.config.json"))
+    assert len(written) == 2 * len(r.computed_keys) > 0
+    assert sorted(synced) == sorted(written)
+    synced.clear()
+    monkeypatch.setattr(sweeper, "SYNC_EVERY_S", 3600.0)  # one batch, at the end
+    sweep(sc, tmp_path / "b")
+    assert sorted(synced) == sorted((tmp_path / "b" / "cache").glob("*"))
+
+
+def test_lost_config_file_beside_a_whole_entry_is_written_again(sc: Scenario, tmp_path: Path) -> None:
+    """A power loss may leave a task's configuration file empty although its entry is
+    whole (they are synced in batches): the resumed sweep writes it again, computing
+    nothing."""
+    out = tmp_path / "out"
+    first = sweep(sc, out)
+    cfgs = sorted((out / "cache").glob("*.config.json"))
+    want = {p: p.read_bytes() for p in cfgs}
+    cfgs[0].write_bytes(b"")
+    cfgs[1].unlink()
+    again = sweep(sc, out)
+    assert again.computed_keys == []
+    assert {p: p.read_bytes() for p in cfgs} == want
+    assert again.results.equals(first.results)

@@ -5,7 +5,6 @@ resumable cache) and a few cheap diagnostic runs (spec §4.5)."""
 from __future__ import annotations
 
 import copy
-import io
 import itertools
 import json
 import re
@@ -262,13 +261,13 @@ def _diag_and_entry(config_json: str) -> bytes:
     """A diagnostic run that is also a sweep task (the same configuration: the same run):
     the diagnostic summary of `_diag_task` and the transfers table `workers.compute_task`
     returns, from one run. Packed as the summary's length (8 bytes, little-endian), the
-    summary, then the table's Parquet bytes."""
+    summary, then the table's bytes (`workers.transfers_bytes`)."""
     from ...native import run_results
-    from ...workers import transfers_parquet
+    from ...workers import transfers_bytes
 
     res = run_results(config_json, config=json.loads(config_json))
     diag = _diag_summary(res)
-    return len(diag).to_bytes(8, "little") + diag + transfers_parquet(res.transfers)
+    return len(diag).to_bytes(8, "little") + diag + transfers_bytes(res.transfers)
 
 
 def _diag_summary(res: Any) -> bytes:
@@ -344,6 +343,7 @@ def diagnose_first(spec: FigSpec, settings: Settings, scenario_dir: Path, out: P
     is recorded in ``out/diag/journal.jsonl`` as a sweep's journal records its tasks."""
     from ...native import resolve_json
     from ...sweeper import _atomic_write, cache_version, entry_bytes, task_key
+    from ...workers import transfers_from_bytes
 
     sc, _ = figure_scenario(spec, settings, scenario_dir)
     d = Path(out) / "diag"
@@ -367,7 +367,7 @@ def diagnose_first(spec: FigSpec, settings: Settings, scenario_dir: Path, out: P
 
     def on_done(key: str, data: bytes, wall: float, cpu: float) -> None:
         n = int.from_bytes(data[:8], "little")
-        df = pl.read_parquet(io.BytesIO(data[8 + n:]))
+        df = transfers_from_bytes(data[8 + n:])
         _atomic_write(d / "cache" / f"{key}.parquet", entry_bytes(df, key, {"scenario": f"{spec.key} diagnostics"}))
         _atomic_write(d / f"{key}.json", data[8:8 + n])
         journal.write(json.dumps({"key": key, "diagnostic": True, "wall_s": round(wall, 6), "cpu_s": round(cpu, 6),

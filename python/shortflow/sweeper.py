@@ -51,7 +51,7 @@ import polars as pl
 
 from . import files
 from .errors import ScenarioError
-from .scenario import Point, Scenario, annotate_transfers, point_label
+from .scenario import TRANSFER_COLUMNS, Point, Scenario, _cast_value, annotate_transfers, axis_dtype, point_label
 from .version import __version__
 from .workers import (DELAY_ENV, LocalPool, OnDone, RayCluster, SweepStats, TaskFn, _die_with_driver,  # noqa: F401
                       active_pool, compute_task, run_inline, transfers_from_bytes, worker_pool)
@@ -264,13 +264,37 @@ class SweepResult:
 
 def assemble(sc: Scenario, tasks: list[Task], frames: dict[str, pl.DataFrame]) -> pl.DataFrame:
     """All rows of a sweep from every task's transfers (``frames`` by key): one block
-    per (point, seed) in grid order."""
+    per (point, seed) in grid order, each row with its task's columns (scenario, axes,
+    seed, ``config_key``; those of ``annotate_transfers``). Built at once: the blocks
+    are concatenated and each row takes its task's columns by index (one frame
+    operation per sweep, where one per task cost ~1 ms each)."""
+    if not tasks:
+        return pl.concat([])
     dtypes = sc.axis_dtypes()
-    parts = []
-    for t in tasks:
-        df = annotate_transfers(frames[t.key], sc.name, t.point, t.seed, dtypes)
-        parts.append(df.with_columns(pl.lit(t.key, dtype=pl.String).alias("config_key")))
-    return pl.concat(parts, how="vertical")
+    axes = list(tasks[0].point)
+    if any(list(t.point) != axes for t in tasks):
+        # Points with different axes (not a grid): task by task.
+        return pl.concat([annotate_transfers(frames[t.key], sc.name, t.point, t.seed, dtypes)
+                          .with_columns(pl.lit(t.key, dtype=pl.String).alias("config_key")) for t in tasks],
+                         how="vertical")
+    blocks = [frames[t.key] for t in tasks]
+    rows = pl.concat(blocks, how="vertical")
+    # Row r belongs to the first task whose blocks end after r.
+    ends = pl.Series([b.height for b in blocks], dtype=pl.UInt64).cum_sum()
+    task_of_row = ends.search_sorted(pl.int_range(rows.height, dtype=pl.UInt64, eager=True), side="right")
+    per_task = pl.DataFrame([
+        pl.Series("scenario", [sc.name] * len(tasks), dtype=pl.String),
+        *(pl.Series(a, [_cast_value(t.point[a], dtypes.get(a) or axis_dtype([t.point[a]])) for t in tasks],
+                    dtype=dtypes.get(a) or axis_dtype([tasks[0].point[a]])) for a in axes),
+        pl.Series("seed", [int(t.seed) for t in tasks], dtype=pl.Int64),
+        pl.Series("config_key", [t.key for t in tasks], dtype=pl.String),
+    ])[task_of_row]
+    body = rows.select(
+        pl.col("flow").str.replace(r"\.[^.]*$", "").alias("group"),
+        pl.col("flow").alias("connection"),
+        *(pl.col(c) for c in TRANSFER_COLUMNS if c not in ("group", "connection")),
+    ).select(TRANSFER_COLUMNS)
+    return pl.concat([per_task.drop("config_key"), body, per_task.select("config_key")], how="horizontal")
 
 
 def _write_meta(sc: Scenario, out: Path, tasks: list[Task], backend: str,

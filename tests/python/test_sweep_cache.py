@@ -226,3 +226,32 @@ def test_lost_config_file_beside_a_whole_entry_is_written_again(sc: Scenario, tm
     assert again.computed_keys == []
     assert {p: p.read_bytes() for p in cfgs} == want
     assert again.results.equals(first.results)
+
+
+def test_assemble_equals_annotating_task_by_task(sc: Scenario) -> None:
+    """`assemble` builds every row's task columns at once; the rows equal those of
+    `annotate_transfers` task by task, in grid order, with a task without transfers, and
+    axes of every dtype (integer, float, bool, string of numbers and of tables)."""
+    from polars.testing import assert_frame_equal
+
+    from shortflow.scenario import annotate_transfers
+    from shortflow.sweeper import Task, assemble
+
+    def transfers(seed: int, n: int) -> pl.DataFrame:
+        apps = [{"kind": "rounds", "rounds": n, "flows": ["g.1", "g.2"], "first_center_s": 1.0, "size_bytes": 10}]
+        return _stubs.transfers_for({"seed": seed, "apps": apps})
+
+    s = Scenario.from_toml(TOML.replace('scheme = ["ssr", "spand"]', 'scheme = ["ssr", "spand"]\n'
+                                        '"tcp.window" = [20, 40]\n"tcp.decrease_num" = [1, 0.5]\n"tcp.ecn" = [true, false]\n'
+                                        '"flows.conn.startup" = ["spand", { kind = "idle_restart" }]'), source="axes.toml")
+    tasks, frames = [], {}
+    for i, (point, seed) in enumerate(s.tasks()):
+        key = f"k{i:04d}"
+        tasks.append(Task(point, seed, key, "{}"))
+        frames[key] = transfers(seed, i % 3)  # every third task has no transfers
+    got = assemble(s, tasks, frames)
+    dtypes = s.axis_dtypes()
+    want = pl.concat([annotate_transfers(frames[t.key], s.name, t.point, t.seed, dtypes)
+                      .with_columns(pl.lit(t.key, dtype=pl.String).alias("config_key")) for t in tasks])
+    assert got.height == sum(f.height for f in frames.values()) > 0
+    assert_frame_equal(got, want, check_exact=True)

@@ -174,11 +174,13 @@ class _BatchSync:
 
 
 def _restore_config(path: Path, text: str) -> None:
-    """Write a cached task's configuration file again if it is missing or not ``text``
-    (a power loss after its entry was renamed may have left it empty)."""
+    """Write a cached task's configuration file again if it is missing or not the size
+    of ``text`` (a power loss after its entry was renamed may have left it empty or cut
+    short; its size is checked, not its text, so that resuming a sweep of large
+    configurations does not read them all)."""
     want = text.encode("utf-8")
     try:
-        if path.stat().st_size == len(want) and path.read_bytes() == want:
+        if path.stat().st_size == len(want):
             return
     except OSError:
         pass

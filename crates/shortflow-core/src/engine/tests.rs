@@ -715,3 +715,50 @@ fn folded_hops_match_unfolded_random() {
     assert!(txdones > 500, "TxDones at folded transmissions' ends ({txdones})");
     assert!(pauses > 1000, "pauses ({pauses})");
 }
+
+/// The scheduler's heap (`Heap`) against a sorted list: random pushes, replacements of
+/// the minimum and removals, with heaps of every size from empty through several levels
+/// (so that a last node with one child and full nodes meet both sifts), and equal times
+/// told apart by `sk`.
+#[test]
+fn heap_pops_in_key_order() {
+    let mut rng = crate::rng::Rng::new(7);
+    for round in 0..200u64 {
+        let mut h = Heap::default();
+        let mut model: Vec<u128> = Vec::new();
+        let mut seq = 0u64;
+        let mut entry = |rng: &mut crate::rng::Rng| {
+            seq += 1;
+            // Few distinct times, so that many entries share one.
+            Entry { time: rng.next_u64() % (1 + round % 16), sk: seq << KIND_BITS, a: 0, b: 0 }
+        };
+        for _ in 0..(round as usize * 3 + 5) {
+            match rng.next_u64() % 3 {
+                0 | 1 => {
+                    let e = entry(&mut rng);
+                    model.push(e.key());
+                    h.push(e);
+                }
+                _ if !model.is_empty() => {
+                    model.sort_unstable();
+                    assert_eq!(h.top().map(Entry::key), Some(model[0]));
+                    if rng.next_u64() % 2 == 0 {
+                        let e = entry(&mut rng);
+                        model[0] = e.key();
+                        h.replace_top(e);
+                    } else {
+                        model.remove(0);
+                        h.remove_top();
+                    }
+                }
+                _ => assert!(h.top().is_none()),
+            }
+        }
+        model.sort_unstable();
+        for k in model {
+            assert_eq!(h.top().map(Entry::key), Some(k));
+            h.remove_top();
+        }
+        assert!(h.top().is_none());
+    }
+}

@@ -16,6 +16,14 @@ end of the run (``stats.sim_bytes``, see ``Simulation::memory``), and the CPU ti
 delivered data packet. The bottleneck's rate and buffer grow with N, so every N delivers about 30
 packets per connection.
 
+Workload ``sweep`` is a sweep of many small tasks (``scenarios/examples/dumbbell_quick.toml``
+with enough seeds for ``SWEEP_TASKS`` tasks, about 0.2 ms of core each), run as a user runs
+it (``shortflow sweep``, a fresh process and output directory) with ``--jobs 1`` and
+``--jobs 2``: the sweep's own statistics (``sweep.json``: tasks/s, utilisation, where the
+tasks ran), the process's wall and CPU time, and ``jobs2_over_jobs1`` (tasks/s; issue 21
+item 4: never below 1 by more than the noise). What a small task costs beside its
+simulation (framing, handing over, the cache files) shows here.
+
 Workload c (10 000 concurrent short transfers) also reports memory: the resident-set
 growth of building the simulation, per TCP connection, measured in a fresh process
 before the first event (every connection exists and is idle). ``idle_bytes_per_conn``
@@ -39,9 +47,12 @@ import time
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-__all__ = ["WORKLOADS", "SCALE_SIZES", "find_root", "run_benchmarks", "scale_scenario", "run_scale"]
+__all__ = ["WORKLOADS", "SCALE_SIZES", "SWEEP_TASKS", "find_root", "run_benchmarks", "scale_scenario", "run_scale",
+           "run_sweep_bench"]
 
-WORKLOADS = ("a", "b", "c", "scale")
+WORKLOADS = ("a", "b", "c", "scale", "sweep")
+#: Tasks of the sweep workload (four sweep points, so a multiple of 4).
+SWEEP_TASKS = 2000
 #: Connection counts of the scale workload by default; ``--scale-max 1000000`` adds 10^6
 #: (about 4 GB of memory, extrapolated from 4 KB per connection at 10^5; not measured).
 SCALE_SIZES = (10_000, 100_000)
@@ -260,6 +271,52 @@ def run_scale(sizes: Sequence[int] = SCALE_SIZES, timeout: float = 3600.0, looka
     return out
 
 
+def run_sweep_bench(root: Path, tasks: Optional[int] = None, jobs: Sequence[int] = (1, 2),
+                    timeout: float = 3600.0) -> dict[str, Any]:
+    """The sweep workload (module docs): ``{"tasks": n, "jobs": {j: {...}}, "jobs2_over_jobs1": r}``
+    with, per ``--jobs`` value, the sweep's statistics from its ``sweep.json`` (``stats``:
+    ``tasks_per_s``, ``utilisation``, ``elapsed_s``, ``by_worker`` ...) and the process's
+    ``wall_s`` and ``cpu_s`` (its resource usage, worker processes included)."""
+    src = root / "scenarios" / "examples" / "dumbbell_quick.toml"
+    out: dict[str, Any] = {"scenario": str(src), "jobs": {}}
+    if not src.exists():
+        out["error"] = f"{src} not found"
+        return out
+    seeds = max(1, (SWEEP_TASKS if tasks is None else tasks) // 4)
+    text = src.read_text()
+    if "seeds = [1, 2]" not in text:
+        out["error"] = f"{src}: no 'seeds = [1, 2]' line to widen"
+        return out
+    out["tasks"] = 4 * seeds
+    with tempfile.TemporaryDirectory() as d:
+        scen = Path(d) / "sweep_bench.toml"
+        scen.write_text(text.replace("seeds = [1, 2]", f"seeds = {list(range(1, seeds + 1))}"))
+        for j in jobs:
+            res = Path(d) / f"out{j}"
+            with tempfile.TemporaryFile("w+") as se:
+                t0 = time.perf_counter()
+                p = subprocess.Popen([sys.executable, "-m", "shortflow", "sweep", str(scen), "--jobs", str(j),
+                                      "--out", str(res), "--no-progress"], stdout=subprocess.DEVNULL, stderr=se,
+                                     text=True)
+                killer = threading.Timer(timeout, p.kill)
+                killer.start()
+                _, status, usage = os.wait4(p.pid, 0)
+                wall = time.perf_counter() - t0
+                killer.cancel()
+                se.seek(0)
+                err = se.read()
+            code = os.waitstatus_to_exitcode(status)
+            meta = res / "sweep.json"
+            if code != 0 or not meta.exists():
+                out["jobs"][str(j)] = {"error": f"exit {code}: {err.strip()[-500:]}"}
+                continue
+            cpu = usage.ru_utime + usage.ru_stime
+            out["jobs"][str(j)] = {"stats": json.loads(meta.read_text()).get("stats"), "wall_s": wall, "cpu_s": cpu}
+    rate = {j: (e.get("stats") or {}).get("tasks_per_s") for j, e in out["jobs"].items()}
+    out["jobs2_over_jobs1"] = rate["2"] / rate["1"] if rate.get("1") and rate.get("2") else None
+    return out
+
+
 def run_benchmarks(
     workloads: Sequence[str] = WORKLOADS,
     root: Optional[Path] = None,
@@ -285,6 +342,9 @@ def run_benchmarks(
     for w in workloads:
         if w == "scale":
             out["workloads"][w] = run_scale(scale_sizes, lookahead=lookahead)
+            continue
+        if w == "sweep":
+            out["workloads"][w] = run_sweep_bench(root)
             continue
         cfg = root / "tests" / "golden" / "ns2" / f"bench_{w}.config.json"
         entry: dict[str, Any] = {"config": str(cfg.relative_to(root)) if cfg.is_relative_to(root) else str(cfg)}

@@ -672,7 +672,7 @@ def vienna(
 @friendly
 def bench(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
-    workload: Optional[list[str]] = typer.Option(None, "--workload", "-w", help="Workloads to run (a, b, c, scale; default all)."),
+    workload: Optional[list[str]] = typer.Option(None, "--workload", "-w", help="Workloads to run (a, b, c, scale, sweep; default all)."),
     scale_max: int = typer.Option(100_000, "--scale-max", parser=integer(10_000), metavar="INTEGER",
                                   help="Largest connection count of the scale workload: 10^4, 10^5, ... up to this "
                                        "(1000000 adds 10^6, about 4 GB of memory)."),
@@ -702,7 +702,7 @@ def bench(
               "CPU-time speed-up"):
         t.add_column(c, justify="right")
     for w, e in r["workloads"].items():
-        if w == "scale":
+        if w in ("scale", "sweep"):
             continue
         if e.get("error"):
             t.add_row(w, e["error"], "", "", "", "", "", "")
@@ -751,6 +751,25 @@ def bench(
             out_console.print(f"CPU time per packet, largest N over smallest: core {sc['linearity']:.2f}, run "
                               f"{sc['linearity_run']:.2f}, whole process {sc['linearity_all']:.2f} (1 = linear in N)",
                               highlight=False)
+    sw = r["workloads"].get("sweep")
+    if sw:
+        t = Table(title=f"sweep: {sw.get('tasks', '?')} small tasks (dumbbell_quick, ~0.2 ms of core each), "
+                        "`shortflow sweep` in a fresh process", title_justify="left")
+        for c in ("--jobs", "tasks/s", "utilisation", "tasks where", "sweep (s)", "process wall (s)", "process CPU (s)"):
+            t.add_column(c, justify="right")
+        if sw.get("error"):
+            t.add_row("–", sw["error"], "", "", "", "", "")
+        for j, e in sw.get("jobs", {}).items():
+            st = e.get("stats") or {}
+            if e.get("error") or not st:
+                t.add_row(j, e.get("error") or "no statistics", "", "", "", "", "")
+                continue
+            where = ", ".join(f"{n} {k}" for k, n in st.get("by_worker", {}).items())
+            t.add_row(j, f"{st['tasks_per_s']:.0f}", f"{100 * st['utilisation']:.0f} %", where,
+                      f"{st['elapsed_s']:.2f}", f"{e['wall_s']:.2f}", f"{e['cpu_s']:.2f}")
+        out_console.print(t)
+        if sw.get("jobs2_over_jobs1"):
+            out_console.print(f"--jobs 2 over --jobs 1, tasks/s: {sw['jobs2_over_jobs1']:.2f}", highlight=False)
 
 
 # --- check / config / version ------------------------------------------------------

@@ -338,3 +338,24 @@ def test_entry_point_subprocess(subprocess_env: dict[str, str]) -> None:
     r = subprocess.run([sys.executable, "-m", "shortflow", "sweep", "nope.toml", "--backend", "mpi"],
                        capture_output=True, text=True, env=subprocess_env)
     assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+def test_bench_sweep_workload(core, root: Path, monkeypatch) -> None:
+    """The sweep workload runs `shortflow sweep` of small tasks with --jobs 1 and 2 and
+    reports each sweep's own statistics and the ratio of their tasks/s."""
+    from shortflow import bench
+
+    r = bench.run_sweep_bench(root, tasks=40)
+    assert r["tasks"] == 40 and set(r["jobs"]) == {"1", "2"}
+    for j, e in r["jobs"].items():
+        st = e["stats"]
+        assert "error" not in e and st["tasks"] == 40 and st["slots"] == int(j), e
+        assert sum(st["by_worker"].values()) == 40 and st["tasks_per_s"] > 0 and e["wall_s"] > st["elapsed_s"] > 0
+    assert r["jobs2_over_jobs1"] == pytest.approx(r["jobs"]["2"]["stats"]["tasks_per_s"]
+                                                  / r["jobs"]["1"]["stats"]["tasks_per_s"])
+    monkeypatch.setattr(bench, "SWEEP_TASKS", 8)
+    human = invoke("bench", "--root", root, "--no-ns2", "-w", "sweep")
+    assert human.exit_code == 0, human.output
+    assert "8 small tasks" in human.output and "tasks/s" in human.output and "--jobs 2 over --jobs 1" in human.output
+    missing = bench.run_sweep_bench(root / "nowhere", tasks=8)
+    assert "not found" in missing["error"] and missing["jobs"] == {}

@@ -713,7 +713,8 @@ def bench(
                   _num(e.get("ns2_pkts_per_s")) if e.get("ns2_pkts_per_s") else (e.get("ns2_error") or "–"),
                   f"{e['ratio']:.3g}x" if e.get("ratio") else "–",
                   f"{e['ratio_cpu']:.3g}x" if e.get("ratio_cpu") else "–")
-    out_console.print(t)
+    if t.row_count:
+        out_console.print(t)
     if any(e.get("ratio") for e in r["workloads"].values()):
         out_console.print(f"best of {repeat} alternating runs each; speed-up = our pkts/s over ns-2's, by wall clock "
                           "(and by CPU time, less sensitive to a busy machine)", highlight=False)

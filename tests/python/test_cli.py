@@ -357,5 +357,6 @@ def test_bench_sweep_workload(core, root: Path, monkeypatch) -> None:
     human = invoke("bench", "--root", root, "--no-ns2", "-w", "sweep")
     assert human.exit_code == 0, human.output
     assert "8 small tasks" in human.output and "tasks/s" in human.output and "--jobs 2 over --jobs 1" in human.output
+    assert "delivered pkts" not in human.output  # no empty table of the packet workloads
     missing = bench.run_sweep_bench(root / "nowhere", tasks=8)
     assert "not found" in missing["error"] and missing["jobs"] == {}

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Project the CPU time of the full TCP/SPAND reproduction (`shortflow repro spand`, Figs.
-10-19, 4 360 simulations) from a stratified sample, as README "Speed and memory" reports it.
+10-19, 4 360 simulations) from a stratified sample, as docs/speed.md reports it.
 
 The sample: every x value of each figure once (N or F for Figs. 10-17; each (N_total,
 F) sub-scenario for Figs. 18/19), the schemes rotating over the x values, seed 1 -- 104
@@ -18,7 +18,7 @@ machine's load, and the packets the UDP sources sent.
 **Two at a time, as the sweep runs them.** `repro spand --jobs 2` keeps both cores busy
 with a task each (the driver's thread and a worker process), and a task's CPU time is
 higher then than with the other core idle (shared L3 cache and memory bandwidth): checked
-against the whole run of 2026-11-25 (`--compare`, README "Speed and memory"). So the
+against the whole run of 2026-11-25 (`--compare`, docs/speed.md). So the
 sample runs in `--jobs` worker processes at once (default 2), figure by figure as the
 reproduction does; `--jobs 1` measures each task alone (what this tool did before, and
 ~8 % under the whole run's task CPU).
@@ -147,7 +147,7 @@ def task_config(figure: int, x: str, scheme: str, seed: int = 1, rounds: Optiona
     """The resolved configuration of one task of the full run (figure, x value as the
     scenario writes it, e.g. ``200KB`` or ``6``, scheme, seed), as the sweep runs it; with
     ``rounds``, its rounds application cut to that many rounds (the per-packet callgrind
-    runs of README "Speed and memory": Fig. 17, 200KB, newreno-nssr, seed 1, 4 rounds)."""
+    runs of docs/speed.md: Fig. 17, 200KB, newreno-nssr, seed 1, 4 rounds)."""
     from shortflow.repro.spand.figures import FIGURES, MODES, figure_scenario, find_scenario_dir
     from shortflow.sweeper import plan
 

@@ -592,3 +592,28 @@ os._exit(0)
     while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _alive(pid)
+
+
+def test_sync_paths_syncs_each_file_system_once_or_each_file(tmp_path: Path, monkeypatch) -> None:
+    """`files.sync_paths` (a sweep's batches of cache files): one `syncfs` per directory
+    where it works; else every file and every directory synced once."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    paths = [a / "1", a / "2", b / "3"]
+    for p in paths:
+        files.write_bytes(p, b"x", sync=False)
+    if sys.platform.startswith("linux"):
+        assert files._syncfs(a) is True
+    seen: list[Path] = []
+    monkeypatch.setattr(files, "_syncfs", lambda d: seen.append(d) or True)
+    files.sync_paths(paths)
+    assert sorted(seen) == [a, b]
+    synced: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(files, "_syncfs", lambda d: False)
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd) or real(fd))
+    files.sync_paths(paths + [a / "gone"])  # a file removed since is skipped
+    assert len(synced) == len(paths) + 2  # three files, two directories
+    files.sync_paths([])
+    assert len(synced) == len(paths) + 2

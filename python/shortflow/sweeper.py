@@ -38,6 +38,7 @@ Where tasks run (a thread in the driver plus ``jobs - 1`` processes, started onc
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import signal
@@ -126,6 +127,26 @@ def entry_bytes(df: pl.DataFrame, key: str, task: dict[str, Any]) -> bytes:
     """A cache entry: the transfers table with its key, row count and task in the footer."""
     meta = {META_KEY: key, META_ROWS: str(df.height), META_TASK: json.dumps(task, sort_keys=True)}
     return files.parquet_bytes(df, meta, statistics=False)
+
+
+def _entry_task(task_fn: TaskFn, job: tuple[str, str, dict[str, Any]]) -> bytes:
+    """Run a sweep task where it is computed (worker process, Ray, driver thread) and
+    make its cache entry there too, so that the driver only writes it: ``job`` is the
+    task's configuration, key and footer task. Returns the entry (:func:`entry_bytes`)
+    and the transfers as ``task_fn`` gave them, packed by :func:`_pack_entry`."""
+    cfg, key, task = job
+    data = task_fn(cfg)
+    return _pack_entry(entry_bytes(transfers_from_bytes(data), key, task), data)
+
+
+def _pack_entry(entry: bytes, data: bytes) -> bytes:
+    """The entry's length (8 bytes, little-endian), the entry, then the transfers' bytes."""
+    return len(entry).to_bytes(8, "little") + entry + data
+
+
+def _unpack_entry(packed: bytes) -> tuple[bytes, bytes]:
+    n = int.from_bytes(packed[:8], "little")
+    return packed[8:8 + n], packed[8 + n:]
 
 
 def read_entry(path: Path, key: str) -> tuple[Optional[pl.DataFrame], Optional[str]]:
@@ -427,7 +448,8 @@ def _run_sweep(sc: Scenario, pool: Any, jobs: int, backend: str, out: Path, cach
                     _warn(console, f"cache entry {why}; computing it again")
             _reuse_entries(sc, owners, unique, frames, cache, reuse)
         _write_meta(sc, out, tasks, backend)
-        todo = [(k, c) for k, c in unique.items() if k not in frames]
+        todo = [(k, (c, k, {"scenario": sc.name, **_task_label(owners[k])})) for k, c in unique.items()
+                if k not in frames]
         cached = len(unique) - len(todo)
         computed_keys: list[str] = []
         journal = open(out / "journal.jsonl", "a", encoding="utf-8")
@@ -449,15 +471,15 @@ def _run_sweep(sc: Scenario, pool: Any, jobs: int, backend: str, out: Path, cach
 
         syncer = _BatchSync()
 
-        def on_done(key: str, data: bytes, wall: float, cpu: float) -> None:
+        def on_done(key: str, packed: bytes, wall: float, cpu: float) -> None:
             t = owners[key]
-            df = transfers_from_bytes(data)
+            entry, data = _unpack_entry(packed)
             # The resolved text as the core gave it (the text the key hashes): parsing
             # and re-printing it indented cost 37 ms of the driver's CPU per TCP/SPAND
             # chain task (a 270 KB configuration), against 2 ms for the text.
             syncer.write(cache / f"{key}.config.json", (unique[key] + "\n").encode("utf-8"))
-            syncer.write(cache / f"{key}.parquet", entry_bytes(df, key, {"scenario": sc.name, **_task_label(t)}))
-            frames[key] = df
+            syncer.write(cache / f"{key}.parquet", entry)
+            frames[key] = transfers_from_bytes(data)
             computed_keys.append(key)
             journal.write(json.dumps({"key": key, **_task_label(t), "wall_s": round(wall, 6), "cpu_s": round(cpu, 6),
                                       "time": time.time()}) + "\n")
@@ -468,10 +490,11 @@ def _run_sweep(sc: Scenario, pool: Any, jobs: int, backend: str, out: Path, cach
             with bar:
                 ptask = bar.add_task(f"{sc.name}", total=len(unique), completed=cached)
                 if todo:
+                    entry_fn = functools.partial(_entry_task, task_fn)
                     if pool is None:
-                        run_inline(todo, task_fn, on_done, stats)
+                        run_inline(todo, entry_fn, on_done, stats)
                     else:
-                        pool.run(todo, task_fn, on_done, stats)
+                        pool.run(todo, entry_fn, on_done, stats)
         except KeyboardInterrupt:
             done = cached + len(computed_keys)
             raise SweepInterrupted(done, len(unique), out) from None

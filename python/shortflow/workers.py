@@ -66,6 +66,10 @@ DELAY_ENV = "SHORTFLOW_TASK_DELAY_S"
 #: the hand-over (pickling, a pipe round trip, well under a millisecond) is < 1 %.
 BATCH_TARGET_S = 0.1
 
+#: Results of the driver thread's tasks that may wait for the main thread (its
+#: ``on_done``) before the driver thread runs another task (:meth:`LocalPool.run`).
+DRIVER_AHEAD = 2
+
 #: A sweep that starts its own worker processes (no :func:`worker_pool` block) starts
 #: them only once its work left is at least this long (s; about their start-up: Python,
 #: polars, the core): estimated from the tasks done so far, or the sweep has run this
@@ -73,7 +77,10 @@ BATCH_TARGET_S = 0.1
 #: start-up would only have slowed down (it competes for the cores).
 DEFER_START_S = 1.0
 
-TaskFn = Callable[[str], bytes]
+#: A task: its input (a resolved configuration's JSON text, or what the caller packs
+#: with it, e.g. the sweep's cache-entry job) to its result bytes. Module-level (or a
+#: ``functools.partial`` of one): it is pickled to worker processes and Ray.
+TaskFn = Callable[[Any], bytes]
 #: ``on_done(key, data, wall_s, cpu_s)``: a finished task's result and its cost.
 OnDone = Callable[[str, bytes, float, float], None]
 
@@ -132,14 +139,14 @@ def transfers_from_bytes(data: bytes) -> Any:
     return pl.read_ipc_stream(io.BytesIO(data))
 
 
-def _timed(task_fn: TaskFn, config_json: str) -> tuple[bytes, float, float]:
+def _timed(task_fn: TaskFn, config_json: Any) -> tuple[bytes, float, float]:
     """The task's result, its wall time and the CPU time of the thread that ran it."""
     t0, c0 = time.perf_counter(), time.thread_time()
     data = task_fn(config_json)
     return data, time.perf_counter() - t0, time.thread_time() - c0
 
 
-def _timed_batch(task_fn: TaskFn, items: list[tuple[str, str]]
+def _timed_batch(task_fn: TaskFn, items: list[tuple[str, Any]]
                  ) -> tuple[list[tuple[str, bytes, float, float]], Optional[BaseException]]:
     """A batch's results in order, and the exception that stopped it (the tasks
     finished before it are still returned, so nothing finished is lost)."""
@@ -380,7 +387,7 @@ class LocalPool:
         else:
             ex.shutdown(wait=True)
 
-    def run(self, todo: list[tuple[str, str]], task_fn: TaskFn, on_done: OnDone, stats: SweepStats) -> None:
+    def run(self, todo: list[tuple[str, Any]], task_fn: TaskFn, on_done: OnDone, stats: SweepStats) -> None:
         """Compute every ``(key, config)`` of ``todo`` and call ``on_done`` for each in
         the calling (main) thread. An exception (Ctrl-C included) cancels the driver
         thread's run, terminates the processes (the next run starts new ones), passes the
@@ -396,9 +403,17 @@ class LocalPool:
         cancel = threading.Event()
         mean = _Mean()
 
+        # The driver thread runs a task only while fewer than DRIVER_AHEAD of its results
+        # wait for the main thread: otherwise, with tasks shorter than their `on_done`,
+        # its results queue up without bound and the processes' batches wait behind them
+        # (their next batch is handed out only once the last is delivered).
+        ahead = threading.Semaphore(DRIVER_AHEAD)
+
         def driver() -> None:
             _TLS.cancel = cancel
             while not cancel.is_set():
+                if not ahead.acquire(timeout=0.1):
+                    continue
                 with lock:
                     if not work:
                         break
@@ -415,7 +430,7 @@ class LocalPool:
 
         pending: dict[Future, int] = {}
 
-        def take() -> list[tuple[str, str]]:
+        def take() -> list[tuple[str, Any]]:
             """The next batch for a process: about BATCH_TARGET_S of work, at most a
             1/(2 jobs) share of what is left."""
             with lock:
@@ -471,6 +486,7 @@ class LocalPool:
                     driver_running = False
                 elif what == "driver":
                     deliver("driver", payload)
+                    ahead.release()
                 else:
                     pending.pop(payload)
                     items, exc = payload.result()
@@ -513,7 +529,7 @@ class _Mean:
         self.value += (x - self.value) / self.n
 
 
-def run_inline(todo: list[tuple[str, str]], task_fn: TaskFn, on_done: OnDone, stats: SweepStats) -> None:
+def run_inline(todo: list[tuple[str, Any]], task_fn: TaskFn, on_done: OnDone, stats: SweepStats) -> None:
     """``jobs = 1``: every task in the calling thread (Ctrl-C stops the core's run)."""
     t0 = time.perf_counter()
     try:
@@ -599,7 +615,7 @@ class RayCluster:
             self.how = None
             ray.shutdown()
 
-    def run(self, todo: list[tuple[str, str]], task_fn: TaskFn, on_done: OnDone, stats: SweepStats) -> None:
+    def run(self, todo: list[tuple[str, Any]], task_fn: TaskFn, on_done: OnDone, stats: SweepStats) -> None:
         import ray
 
         before = self.how is not None

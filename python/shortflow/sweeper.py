@@ -55,7 +55,8 @@ from .errors import ScenarioError
 from .scenario import TRANSFER_COLUMNS, Point, Scenario, _cast_value, annotate_transfers, axis_dtype, point_label
 from .version import __version__
 from .workers import (DELAY_ENV, LocalPool, OnDone, RayCluster, SweepStats, TaskFn, _die_with_driver,  # noqa: F401
-                      active_pool, compute_task, run_inline, transfers_from_bytes, worker_pool)
+                      active_pool, compute_task, pack_pair, run_inline, transfers_from_bytes, unpack_pair,
+                      worker_pool)
 
 __all__ = [
     "Task",
@@ -133,20 +134,10 @@ def _entry_task(task_fn: TaskFn, job: tuple[str, str, dict[str, Any]]) -> bytes:
     """Run a sweep task where it is computed (worker process, Ray, driver thread) and
     make its cache entry there too, so that the driver only writes it: ``job`` is the
     task's configuration, key and footer task. Returns the entry (:func:`entry_bytes`)
-    and the transfers as ``task_fn`` gave them, packed by :func:`_pack_entry`."""
+    and the transfers as ``task_fn`` gave them (``workers.pack_pair``)."""
     cfg, key, task = job
     data = task_fn(cfg)
-    return _pack_entry(entry_bytes(transfers_from_bytes(data), key, task), data)
-
-
-def _pack_entry(entry: bytes, data: bytes) -> bytes:
-    """The entry's length (8 bytes, little-endian), the entry, then the transfers' bytes."""
-    return len(entry).to_bytes(8, "little") + entry + data
-
-
-def _unpack_entry(packed: bytes) -> tuple[bytes, bytes]:
-    n = int.from_bytes(packed[:8], "little")
-    return packed[8:8 + n], packed[8 + n:]
+    return pack_pair(entry_bytes(transfers_from_bytes(data), key, task), data)
 
 
 def read_entry(path: Path, key: str) -> tuple[Optional[pl.DataFrame], Optional[str]]:
@@ -473,7 +464,7 @@ def _run_sweep(sc: Scenario, pool: Any, jobs: int, backend: str, out: Path, cach
 
         def on_done(key: str, packed: bytes, wall: float, cpu: float) -> None:
             t = owners[key]
-            entry, data = _unpack_entry(packed)
+            entry, data = unpack_pair(packed)
             # The resolved text as the core gave it (the text the key hashes): parsing
             # and re-printing it indented cost 37 ms of the driver's CPU per TCP/SPAND
             # chain task (a 270 KB configuration), against 2 ms for the text.

@@ -57,6 +57,8 @@ __all__ = [
     "compute_task",
     "transfers_bytes",
     "transfers_from_bytes",
+    "pack_pair",
+    "unpack_pair",
 ]
 
 #: Environment hook for tests of interruption: sleep this long in every task.
@@ -137,6 +139,18 @@ def transfers_from_bytes(data: bytes) -> Any:
     import polars as pl
 
     return pl.read_ipc_stream(io.BytesIO(data))
+
+
+def pack_pair(first: bytes, rest: bytes) -> bytes:
+    """Two results of one task in one ``bytes`` (what a task returns): ``first``'s length
+    (8 bytes, little-endian), ``first``, then ``rest``; :func:`unpack_pair` splits them."""
+    return len(first).to_bytes(8, "little") + first + rest
+
+
+def unpack_pair(packed: bytes) -> tuple[bytes, bytes]:
+    """``(first, rest)`` of :func:`pack_pair`."""
+    n = int.from_bytes(packed[:8], "little")
+    return packed[8:8 + n], packed[8 + n:]
 
 
 def _timed(task_fn: TaskFn, config_json: Any) -> tuple[bytes, float, float]:

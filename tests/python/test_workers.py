@@ -193,3 +193,11 @@ def test_never_much_slower_than_one_job(sc: Scenario, tmp_path: Path, monkeypatc
     r = sweep(sc, tmp_path / "b", jobs=2)
     two = time.perf_counter() - t
     assert two <= one + 0.5, (one, two, r.stats.line())
+
+
+def test_pack_pair_roundtrip() -> None:
+    """Two results of one task in one bytes object, either of them possibly empty."""
+    from shortflow.workers import pack_pair, unpack_pair
+
+    for first, rest in ((b"abc", b"defg"), (b"", b"x"), (b"x", b""), (b"", b""), (bytes(range(256)) * 9, b"\0" * 9)):
+        assert unpack_pair(pack_pair(first, rest)) == (first, rest)

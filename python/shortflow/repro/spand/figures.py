@@ -260,14 +260,13 @@ def _diag_task(config_json: str) -> bytes:
 def _diag_and_entry(config_json: str) -> bytes:
     """A diagnostic run that is also a sweep task (the same configuration: the same run):
     the diagnostic summary of `_diag_task` and the transfers table `workers.compute_task`
-    returns, from one run. Packed as the summary's length (8 bytes, little-endian), the
-    summary, then the table's bytes (`workers.transfers_bytes`)."""
+    returns, from one run: the summary and the table's bytes (`workers.transfers_bytes`) in one
+    (`workers.pack_pair`)."""
     from ...native import run_results
-    from ...workers import transfers_bytes
+    from ...workers import pack_pair, transfers_bytes
 
     res = run_results(config_json, config=json.loads(config_json))
-    diag = _diag_summary(res)
-    return len(diag).to_bytes(8, "little") + diag + transfers_bytes(res.transfers)
+    return pack_pair(_diag_summary(res), transfers_bytes(res.transfers))
 
 
 def _diag_summary(res: Any) -> bytes:
@@ -343,7 +342,7 @@ def diagnose_first(spec: FigSpec, settings: Settings, scenario_dir: Path, out: P
     is recorded in ``out/diag/journal.jsonl`` as a sweep's journal records its tasks."""
     from ...native import resolve_json
     from ...sweeper import _atomic_write, cache_version, entry_bytes, task_key
-    from ...workers import transfers_from_bytes
+    from ...workers import transfers_from_bytes, unpack_pair
 
     sc, _ = figure_scenario(spec, settings, scenario_dir)
     d = Path(out) / "diag"
@@ -366,10 +365,10 @@ def diagnose_first(spec: FigSpec, settings: Settings, scenario_dir: Path, out: P
             todo[key] = cfg
 
     def on_done(key: str, data: bytes, wall: float, cpu: float) -> None:
-        n = int.from_bytes(data[:8], "little")
-        df = transfers_from_bytes(data[8 + n:])
+        diag, table = unpack_pair(data)
+        df = transfers_from_bytes(table)
         _atomic_write(d / "cache" / f"{key}.parquet", entry_bytes(df, key, {"scenario": f"{spec.key} diagnostics"}))
-        _atomic_write(d / f"{key}.json", data[8:8 + n])
+        _atomic_write(d / f"{key}.json", diag)
         journal.write(json.dumps({"key": key, "diagnostic": True, "wall_s": round(wall, 6), "cpu_s": round(cpu, 6),
                                   "time": time.time()}) + "\n")
         journal.flush()

@@ -215,6 +215,23 @@ def _vm_hwm() -> Optional[int]:
     return None
 
 
+def _run_child(args: list[str], timeout: float) -> tuple[int, Any, float, str, str]:
+    """Run ``args`` in a child process, killed after ``timeout`` s: its exit code, its
+    resource usage (``os.wait4``: CPU time, peak resident set), wall time, stdout and
+    stderr."""
+    with tempfile.TemporaryFile("w+") as so, tempfile.TemporaryFile("w+") as se:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(args, stdout=so, stderr=se, text=True)
+        killer = threading.Timer(timeout, p.kill)
+        killer.start()
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        killer.cancel()
+        so.seek(0)
+        se.seek(0)
+        return os.waitstatus_to_exitcode(status), usage, wall, so.read(), se.read()
+
+
 def run_scale(sizes: Sequence[int] = SCALE_SIZES, timeout: float = 3600.0, lookahead: bool = False) -> dict[str, Any]:
     """The scale workload at each size, each in a fresh process: ``{"sizes": {n: {...}},
     "linearity": ...}`` with, per size, the peak resident set (``peak_rss_bytes``, from the
@@ -237,19 +254,8 @@ def run_scale(sizes: Sequence[int] = SCALE_SIZES, timeout: float = 3600.0, looka
     whole process's fixed start-up hides growth at the smallest size."""
     out: dict[str, Any] = {"sizes": {}}
     for n in sizes:
-        with tempfile.TemporaryFile("w+") as so, tempfile.TemporaryFile("w+") as se:
-            t0 = time.perf_counter()
-            args = [sys.executable, "-c", _SCALE, str(n)] + (["lookahead"] if lookahead else [])
-            p = subprocess.Popen(args, stdout=so, stderr=se, text=True)
-            killer = threading.Timer(timeout, p.kill)
-            killer.start()
-            _, status, usage = os.wait4(p.pid, 0)
-            wall = time.perf_counter() - t0
-            killer.cancel()
-            so.seek(0)
-            se.seek(0)
-            stdout, stderr = so.read(), se.read()
-        code = os.waitstatus_to_exitcode(status)
+        args = [sys.executable, "-c", _SCALE, str(n)] + (["lookahead"] if lookahead else [])
+        code, usage, wall, stdout, stderr = _run_child(args, timeout)
         if code != 0 or not stdout.strip():
             out["sizes"][str(n)] = {"error": f"exit {code}: {stderr.strip()[-500:]}"}
             continue
@@ -293,19 +299,8 @@ def run_sweep_bench(root: Path, tasks: Optional[int] = None, jobs: Sequence[int]
         scen.write_text(text.replace("seeds = [1, 2]", f"seeds = {list(range(1, seeds + 1))}"))
         for j in jobs:
             res = Path(d) / f"out{j}"
-            with tempfile.TemporaryFile("w+") as se:
-                t0 = time.perf_counter()
-                p = subprocess.Popen([sys.executable, "-m", "shortflow", "sweep", str(scen), "--jobs", str(j),
-                                      "--out", str(res), "--no-progress"], stdout=subprocess.DEVNULL, stderr=se,
-                                     text=True)
-                killer = threading.Timer(timeout, p.kill)
-                killer.start()
-                _, status, usage = os.wait4(p.pid, 0)
-                wall = time.perf_counter() - t0
-                killer.cancel()
-                se.seek(0)
-                err = se.read()
-            code = os.waitstatus_to_exitcode(status)
+            code, usage, wall, _, err = _run_child([sys.executable, "-m", "shortflow", "sweep", str(scen),
+                                                    "--jobs", str(j), "--out", str(res), "--no-progress"], timeout)
             meta = res / "sweep.json"
             if code != 0 or not meta.exists():
                 out["jobs"][str(j)] = {"error": f"exit {code}: {err.strip()[-500:]}"}

@@ -71,7 +71,8 @@ def write_error(path: str | Path, e: OSError) -> FileProblem:
     return FileProblem(path, f"cannot write {path}: {_reason(e)} (nothing was written there)", e.errno)
 
 
-def _fsync_dir(d: Path) -> None:
+def _fsync_path(d: Path) -> None:
+    """Sync file or directory ``d`` to disk (nothing if it cannot be opened)."""
     with contextlib.suppress(OSError):
         fd = os.open(d, os.O_RDONLY)
         try:
@@ -106,7 +107,7 @@ def atomic_path(path: str | Path, sync: bool = True) -> Iterator[Path]:
     except OSError as e:
         raise write_error(path, e) from None
     if sync:
-        _fsync_dir(path.parent)
+        _fsync_path(path.parent)
 
 
 def write_bytes(path: str | Path, data: bytes, sync: bool = True) -> None:
@@ -127,15 +128,8 @@ def sync_paths(paths: Iterable[Path]) -> None:
     dirs = {p.parent for p in paths}
     if all(_syncfs(d) for d in dirs):
         return
-    for p in paths:
-        with contextlib.suppress(OSError):
-            fd = os.open(p, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-    for d in dirs:
-        _fsync_dir(d)
+    for p in [*paths, *dirs]:
+        _fsync_path(p)
 
 
 def _syncfs(d: Path) -> bool:

@@ -83,24 +83,12 @@ def _run_ns2(root: Path, w: str, ns: str, timeout: float) -> dict[str, Any]:
     script = root / "tools" / "ns2" / "bench.tcl"
     if not script.exists():
         return {"ns2_error": f"{script} not found"}
-    # Output goes to files, not pipes, so that waiting for the child cannot block on a full pipe.
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        t0 = time.perf_counter()
-        p = subprocess.Popen([ns, str(script.relative_to(root)), w], cwd=root, stdout=out, stderr=err, text=True)
-        killer = threading.Timer(timeout, p.kill)
-        killer.start()
-        _, status, usage = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t0
-        killer.cancel()
-        p.returncode = os.waitstatus_to_exitcode(status)
-        if wall >= timeout:
-            return {"ns2_error": f"timed out after {timeout:g}s"}
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read(), err.read()
+    code, usage, wall, stdout, stderr = _run_child([ns, str(script.relative_to(root)), w], timeout, cwd=root)
+    if wall >= timeout:
+        return {"ns2_error": f"timed out after {timeout:g}s"}
     m = _DELIVERED.search(stdout)
-    if p.returncode != 0 or not m:
-        return {"ns2_error": f"ns exited {p.returncode}; no 'delivered_pkts N' line: {stderr.strip()[-300:]}"}
+    if code != 0 or not m:
+        return {"ns2_error": f"ns exited {code}; no 'delivered_pkts N' line: {stderr.strip()[-300:]}"}
     n = int(m.group(1))
     peak = _PEAK_RSS.search(stdout)
     rss = int(peak.group(1)) * 1024 if peak else None
@@ -215,13 +203,14 @@ def _vm_hwm() -> Optional[int]:
     return None
 
 
-def _run_child(args: list[str], timeout: float) -> tuple[int, Any, float, str, str]:
-    """Run ``args`` in a child process, killed after ``timeout`` s: its exit code, its
-    resource usage (``os.wait4``: CPU time, peak resident set), wall time, stdout and
-    stderr."""
+def _run_child(args: list[str], timeout: float, cwd: Optional[Path] = None) -> tuple[int, Any, float, str, str]:
+    """Run ``args`` in a child process (in ``cwd``), killed after ``timeout`` s: its exit
+    code, its resource usage (``os.wait4``: CPU time, peak resident set), wall time,
+    stdout and stderr. Output goes to files, not pipes, so that waiting for the child
+    cannot block on a full pipe."""
     with tempfile.TemporaryFile("w+") as so, tempfile.TemporaryFile("w+") as se:
         t0 = time.perf_counter()
-        p = subprocess.Popen(args, stdout=so, stderr=se, text=True)
+        p = subprocess.Popen(args, cwd=cwd, stdout=so, stderr=se, text=True)
         killer = threading.Timer(timeout, p.kill)
         killer.start()
         _, status, usage = os.wait4(p.pid, 0)

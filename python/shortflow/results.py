@@ -202,7 +202,14 @@ NULL_TIMES: dict[str, tuple[str, ...]] = {
 def transfers_frame(columns: Mapping[str, list[Any]] | None) -> pl.DataFrame:
     """The transfers table; ``end_s``/``completion_s`` are null for unfinished transfers
     (the core's NaN travels as JSON null)."""
-    return _nan_to_null(frame("transfers", columns), TRANSFER_TIMES)
+    return _dict_frame("transfers", columns)
+
+
+def _dict_frame(table: str, columns: Mapping[str, list[Any]] | None) -> pl.DataFrame:
+    """:func:`frame` of a table given as lists (JSON, a dict), its unfinished times
+    (:data:`NULL_TIMES`) null where they came as NaN."""
+    df = frame(table, columns)
+    return _nan_to_null(df, NULL_TIMES[table]) if table in NULL_TIMES else df
 
 
 def _nan_to_null(df: pl.DataFrame, cols: tuple[str, ...]) -> pl.DataFrame:
@@ -246,9 +253,7 @@ class RunResults:
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any], config: dict[str, Any] | None = None) -> "RunResults":
-        frames = {t: _nan_to_null(frame(t, raw.get(t)), NULL_TIMES[t]) if t in NULL_TIMES else frame(t, raw.get(t))
-                  for t in SCHEMAS}
-        return cls._from_frames(frames, raw.get("stats"), config)
+        return cls._from_frames({t: _dict_frame(t, raw.get(t)) for t in SCHEMAS}, raw.get("stats"), config)
 
     @classmethod
     def from_columns(cls, tables: dict[str, Sequence[tuple[Any, ...]]], stats_json: str,

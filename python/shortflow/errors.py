@@ -172,6 +172,14 @@ def _walk_path(loc: Sequence[Any], data: Any) -> tuple[str, Any]:
     return ".".join(parts), cur
 
 
+def _kind_typo(table: dict[Any, Any]) -> str | None:
+    """The key of ``table`` that looks like a misspelt ``kind`` (``kinds``, ``Kind``,
+    ``knid``), if one does."""
+    keys = {k.strip().lower(): k for k in table if isinstance(k, str)}
+    close = difflib.get_close_matches("kind", list(keys), n=1, cutoff=0.8)
+    return keys[close[0]] if close else None
+
+
 #: Tags that pydantic may insert into ``loc`` for unions; filled by the scenario module.
 _KNOWN_TAGS: set[str] = set()
 
@@ -222,10 +230,23 @@ def from_validation_error(exc: Any, data: Any, *, base_path: str = "") -> list[P
             msg = "unknown kind; valid kinds: " + ", ".join(tags)
         elif typ == "union_tag_not_found" and value is not _MISSING and not isinstance(value, dict):
             msg = f"expected a table with a 'kind' (or a kind name as a string), not {_type_name(value)}"
-        elif typ == "union_tag_not_found":
+        elif typ == "union_tag_not_found" and isinstance(value, dict) and "kind" in value:
+            # The tag is there but is no name (`kind = 5`): not "missing".
             path = f"{path}.kind" if path else "kind"
-            value = _MISSING
-            msg = "missing 'kind'"
+            value = value["kind"]
+            msg = f"expected a kind name (a string), not {_type_name(value)}"
+        elif typ == "union_tag_not_found":
+            # No `kind`: a misspelt one (`kinds`, `Kind`) is named, with the fix.
+            typo = _kind_typo(value) if isinstance(value, dict) else None
+            if typo is not None:
+                path = f"{path}.{typo}" if path else typo
+                value = value[typo]
+                msg = "unknown field, and the table has no 'kind'"
+                sugg = "kind"
+            else:
+                path = f"{path}.kind" if path else "kind"
+                value = _MISSING
+                msg = "missing 'kind'"
         elif typ in ("literal_error", "enum"):
             options = _QUOTED.findall(str(ctx.get("expected", "")))
             if isinstance(value, str):

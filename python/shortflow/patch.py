@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .errors import Problem, ScenarioError, suggest
+from .errors import Problem, ScenarioError, _type_name, suggest
 
 __all__ = ["set_path", "merge_patch", "get_path", "PathError"]
 
@@ -81,6 +81,19 @@ def get_path(doc: dict[str, Any], path: str) -> Any:
     return cur
 
 
+def _put_entry(items: list[Any], seg: str, walked: str, new: Any) -> None:
+    """Replace the entry ``seg`` (a name or an index) of ``items`` with ``new``. A named
+    entry (a flow, a cross source) stays named: a table without a ``name`` gets ``seg``,
+    and anything but a table is refused here, naming ``walked.seg`` (replaced, it would
+    lose its name and a later error would call it by its index)."""
+    i = _index(items, seg, walked)
+    if not seg.isdigit():
+        if not isinstance(new, dict):
+            raise PathError(None, [Problem(f"{walked}.{seg}", f"expected a table, not {_type_name(new)}", new)])
+        new.setdefault("name", seg)
+    items[i] = new
+
+
 def set_path(doc: dict[str, Any], path: str, value: Any) -> None:
     """Replace the value at ``path`` (in place), creating missing tables."""
     segs = _split(path)
@@ -93,7 +106,7 @@ def set_path(doc: dict[str, Any], path: str, value: Any) -> None:
     if isinstance(cur, dict):
         cur[last] = copy.deepcopy(value)
     elif isinstance(cur, list):
-        cur[_index(cur, last, walked)] = copy.deepcopy(value)
+        _put_entry(cur, last, walked, copy.deepcopy(value))
     else:
         raise PathError(None, [Problem(walked, f"is {cur!r}; cannot set {last!r} inside it")])
 
@@ -125,8 +138,6 @@ def merge_patch(doc: dict[str, Any], patch: dict[str, Any], walked: str = "") ->
         else:
             new = copy.deepcopy(val)
         if isinstance(cur, list):
-            if isinstance(new, dict) and "name" not in new:
-                new["name"] = last
-            cur[_index(cur, last, where)] = new
+            _put_entry(cur, last, where, new)
         else:
             cur[last] = new

@@ -143,13 +143,16 @@ class Model(BaseModel):
         data = cls._shorthand(data)
         if isinstance(data, dict):
             valid = list(cls.model_fields)
-            for key in data:
-                if key not in cls.model_fields:
-                    raise PydanticCustomError(
-                        "unknown_field",
-                        "unknown field {field!r}",
-                        {"field": key, "value": data[key], "valid": valid},
-                    )
+            unknown = [key for key in data if key not in cls.model_fields]
+            if unknown:
+                # One is reported: a misspelt field before the ones it explains (with
+                # `kinds = "red"`, a defaulted DropTail finds RED's `thresh` unknown too).
+                key = next((k for k in unknown if isinstance(k, str) and errors.suggest(k, valid)), unknown[0])
+                raise PydanticCustomError(
+                    "unknown_field",
+                    "unknown field {field!r}",
+                    {"field": key, "value": data[key], "valid": valid},
+                )
         return data
 
 

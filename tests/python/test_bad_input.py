@@ -467,6 +467,14 @@ SCENARIO_CASES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
     ("topo-explicit-flow-unknown", both(put("topology", EXPLICIT), put("flows.conn.src", "x"), put("flows.conn.dst", "b")),
      "flows.conn.src", "'x'"),
     ("topo-kind-missing", drop("topology.kind"), "topology.kind", "missing 'kind'"),
+    # a kind that is no name is not "missing"; a misspelt `kind` key is named, with the fix
+    ("type-topo-kind-int", put("topology.kind", 5), "topology.kind = 5", "expected a kind name (a string), not an integer"),
+    ("type-app-kind-bool", put(f"{APP}.kind", True), f"{APP}.kind = true", "not a boolean"),
+    ("typo-app-kind-key", put(APP, {"kinds": "rounds", "size": "30KB"}), f"{APP}.kinds = 'rounds'",
+     "the table has no 'kind' (did you mean 'kind'?)"),
+    ("typo-queue-kind-key", put(f"{BN}.queue", {"Kind": "red"}), f"{BN}.queue.Kind = 'red'", "(did you mean 'kind'?)"),
+    ("typo-queue-kind-key-last", put(f"{BN}.queue", {"thresh": 3, "maxthresh": 9, "kinds": "red"}),
+     f"{BN}.queue.kinds = 'red'", "(did you mean 'kind'?)"),
     # cross traffic
     ("cross-kind-missing", add_cross(name="web", rate="1Mb"), "cross.web.kind", "missing 'kind'"),
     ("cross-rate-missing", add_cross(name="web", kind="cbr"), "cross.web.rate", "required field is missing"),
@@ -510,6 +518,8 @@ SCENARIO_CASES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
     ("sweep-bad-value", put("sweep", {"flows.conn.count": [1, True]}), "flows.conn.count", "true"),
     ("sweep-unknown-group", put("sweep", {"flows.nope.count": [1, 2]}), "flows.nope", "'nope'"),
     ("sweep-bad-scheme", put("schemes", {"s": {"tcp": {"window": -1}}}), "tcp.window", "= -1"),
+    ("sweep-scheme-flow-not-table", put("schemes", {"s": {"flows": {"conn": 5}}}), "flows.conn = 5",
+     "expected a table, not an integer [scheme 's']"),
     ("sweep-empty-axis", put("sweep", {"flows.conn.count": []}), "sweep.flows.conn.count", "[]"),
     # ECN, ack rules, queue victims and stages, node elements, the path registry
     ("type-ecn-string", put("tcp.ecn", "yes"), "tcp.ecn", "= 'yes'"),
@@ -800,6 +810,7 @@ CLI_CASES: list[tuple[str, list[str], str, str]] = [
     ("cli-set-bool-count", ["check", "{base}", "--set", "flows.conn.count=true"], "flows.conn.count", "true"),
     ("cli-set-no-equals", ["run", "{base}", "--set", "nonsense"], "--set", "'nonsense'"),
     ("cli-set-unknown-group", ["check", "{base}", "--set", "flows.nope.count=1"], "flows.nope", "'nope'"),
+    ("cli-set-flow-not-table", ["check", "{base}", "--set", "flows.conn=5"], "flows.conn = 5", "expected a table"),
     ("cli-set-bad-rate", ["check", "{base}", "--set", "topology.bottleneck.rate=1e30Gb"], "topology.bottleneck.rate",
      "'1e30Gb'"),
     ("cli-set-name-path", ["check", "{base}", "--set", "name=../../x"], "name", "'../../x'"),

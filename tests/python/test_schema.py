@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from shortflow import ScenarioError, Scenario, load
-from shortflow.patch import merge_patch, set_path
+from shortflow.patch import PathError, merge_patch, set_path
 
 BASE = textwrap.dedent(
     """
@@ -310,6 +310,17 @@ def test_patch_semantics() -> None:
     assert doc["flows"][0]["startup"] == {"kind": "idle_restart", "x": 1}
     set_path(doc, "sink.delack", True)
     assert doc["sink"] == {"delack": True}
+    # a named entry replaced whole keeps its name; replaced by a non-table, the error names it
+    set_path(doc, "flows.a", {"count": 2})
+    assert doc["flows"] == [{"count": 2, "name": "a"}]
+    merge_patch(doc, {"flows": {"a": {"count": 3}}})
+    assert doc["flows"] == [{"count": 3, "name": "a"}]
+    for put in (lambda: set_path(doc, "flows.a", 5), lambda: merge_patch(doc, {"flows": {"a": [1]}})):
+        with pytest.raises(PathError) as ei:
+            put()
+        assert ei.value.problems[0].path == "flows.a", ei.value.problems
+    set_path(doc, "flows.0", 7)  # by index: the caller's choice, validated later
+    assert doc["flows"] == [7]
 
 
 # --- the expansion only emits names that config.rs declares ------------------------

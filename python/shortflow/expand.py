@@ -989,7 +989,7 @@ class _Builder:
                      for g in m.flows)
         stop = m.stop_when_done if m.stop_when_done is not None else m.duration is None
         if m.duration is None:
-            if not finite:
+            if not finite and (self.flows or self.replicas or m.workloads):  # none at all: "no flows" says it
                 self.fail("duration", "required: no application is finite (rounds, web, mux, or ftp with a size), so the run would never be done")
             return m.max_duration, True
         return m.duration, stop
@@ -1062,7 +1062,11 @@ def build_sim_config(m: ScenarioModel, seed: int, source: Optional[str] = None) 
     trace = b.trace()
     addresses = b.final_addresses()
     if not b.flows and not b.replicas and not b.problems:
-        b.fail("flows", "the scenario has no flows")
+        zero = [g.name for g in m.flows if g.count == 0]
+        if zero and len(zero) == len(m.flows) and not m.workloads:
+            b.fail(f"flows.{zero[0]}.count", "the scenario has no flows: every flow group has count 0", 0)
+        else:
+            b.fail("flows", "the scenario has no flows")
     if b.problems:
         raise ScenarioError(source, b.problems)
     cfg: dict[str, Any] = {

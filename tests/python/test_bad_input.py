@@ -197,6 +197,8 @@ SCENARIO_CASES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
     ("range-seeds-distinct", put("seeds", [1, 1]), "seeds", "[1, 1]"),
     ("range-seeds-empty", put("seeds", []), "seeds", "= []"),
     ("range-count-negative", put("flows.conn.count", -1), "flows.conn.count", "= -1"),
+    ("range-count-zero-everywhere", put("flows.conn.count", 0), "flows.conn.count = 0", "every flow group has count 0"),
+    ("range-no-flows", put("flows", []), "flows", "the scenario has no flows"),
     ("range-window-zero", put("tcp.window", 0), "tcp.window", "= 0"),
     ("range-window-negative", put("tcp.window", -5), "tcp.window", "= -5"),
     ("range-window-u32", put("tcp.window", 2**32), "tcp.window", "= 4294967296"),

@@ -26,7 +26,7 @@ import _stubs
 from shortflow import Scenario, ScenarioError
 from shortflow import files
 from shortflow.cli import app
-from shortflow.sweeper import DELAY_ENV, META_KEY, META_ROWS, entry_bytes, run_sweep
+from shortflow.sweeper import DELAY_ENV, META_KEY, META_ROWS, entry_bytes
 
 from test_sweep_cache import TOML, sweep
 
@@ -415,10 +415,16 @@ def test_ctrl_c_stops_a_long_run_in_the_core(core) -> None:
         os.kill(os.getpid(), signal.SIGINT)
 
     timer = threading.Timer(0.5, interrupt)
+    t0 = time.perf_counter()
     timer.start()
     try:
-        with pytest.raises(KeyboardInterrupt):
-            core.run(cfg)
+        core.run(cfg)
+    except KeyboardInterrupt:
+        pass
+    else:  # seen once on a loaded machine (stop 40), not reproduced since: say what happened
+        pytest.fail(f"the run ended normally after {time.perf_counter() - t0:.1f} s; SIGINT sent "
+                    f"{'at %.2f s' % (sent[0] - t0) if sent else 'never'}; SIGINT handler now "
+                    f"{signal.getsignal(signal.SIGINT)!r}")
     finally:
         timer.cancel()
     latency = time.perf_counter() - sent[0]

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-__all__ = ["MISSING", "Problem", "ScenarioError", "SimulationError", "suggest", "from_validation_error"]
+__all__ = ["MISSING", "Problem", "ScenarioError", "SimulationError", "suggest", "type_name", "from_validation_error"]
 
 _MISSING = object()
 #: Marks a Problem without a value (a missing field).
@@ -107,7 +107,7 @@ _BOUNDS = {
 }
 
 
-def _type_name(v: Any) -> str:
+def type_name(v: Any) -> str:
     """The TOML name of a value's type, for 'expected X, not Y'."""
     if isinstance(v, bool):
         return "a boolean"
@@ -174,7 +174,7 @@ def _walk_path(loc: Sequence[Any], data: Any) -> tuple[str, Any]:
 
 def _kind_typo(table: dict[Any, Any]) -> str | None:
     """The key of ``table`` that looks like a misspelt ``kind`` (``kinds``, ``Kind``,
-    ``knid``), if one does."""
+    ``kid``; close enough that no field of ours is taken for one), if one does."""
     keys = {k.strip().lower(): k for k in table if isinstance(k, str)}
     close = difflib.get_close_matches("kind", list(keys), n=1, cutoff=0.8)
     return keys[close[0]] if close else None
@@ -212,7 +212,7 @@ def from_validation_error(exc: Any, data: Any, *, base_path: str = "") -> list[P
         elif typ == "extra_forbidden":
             msg = "unknown field"
         elif typ in _TYPE_NAMES:
-            msg = f"expected {_TYPE_NAMES[typ]}, not {_type_name(value)}"
+            msg = f"expected {_TYPE_NAMES[typ]}, not {type_name(value)}"
         elif typ in _BOUNDS:
             word, key = _BOUNDS[typ]
             msg = f"must be {word} {ctx.get(key)}"
@@ -229,12 +229,12 @@ def from_validation_error(exc: Any, data: Any, *, base_path: str = "") -> list[P
             value = tag
             msg = "unknown kind; valid kinds: " + ", ".join(tags)
         elif typ == "union_tag_not_found" and value is not _MISSING and not isinstance(value, dict):
-            msg = f"expected a table with a 'kind' (or a kind name as a string), not {_type_name(value)}"
+            msg = f"expected a table with a 'kind' (or a kind name as a string), not {type_name(value)}"
         elif typ == "union_tag_not_found" and isinstance(value, dict) and "kind" in value:
             # The tag is there but is no name (`kind = 5`): not "missing".
             path = f"{path}.kind" if path else "kind"
             value = value["kind"]
-            msg = f"expected a kind name (a string), not {_type_name(value)}"
+            msg = f"expected a kind name (a string), not {type_name(value)}"
         elif typ == "union_tag_not_found":
             # No `kind`: a misspelt one (`kinds`, `Kind`) is named, with the fix.
             typo = _kind_typo(value) if isinstance(value, dict) else None

@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .errors import Problem, ScenarioError, _type_name, suggest
+from .errors import Problem, ScenarioError, suggest, type_name
 
 __all__ = ["set_path", "merge_patch", "get_path", "PathError"]
 
@@ -89,7 +89,7 @@ def _put_entry(items: list[Any], seg: str, walked: str, new: Any) -> None:
     i = _index(items, seg, walked)
     if not seg.isdigit():
         if not isinstance(new, dict):
-            raise PathError(None, [Problem(f"{walked}.{seg}", f"expected a table, not {_type_name(new)}", new)])
+            raise PathError(None, [Problem(f"{walked}.{seg}", f"expected a table, not {type_name(new)}", new)])
         new.setdefault("name", seg)
     items[i] = new
 

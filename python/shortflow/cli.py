@@ -18,7 +18,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from .console import EXIT_INTERRUPTED, err_console, friendly, integer, out_console, seed_option
+from .console import EXIT_INTERRUPTED, err_console, friendly, integer, out_console, path_option, seed_option
 from .console import fail as _fail
 from .errors import ScenarioError
 from .units import U32_MAX
@@ -123,7 +123,7 @@ def _num(v: Any) -> str:
 def run(
     file: Path = typer.Argument(..., help="Scenario TOML file."),
     seed: Optional[int] = typer.Option(None, "--seed", parser=seed_option, metavar="INTEGER", help="Seed (default: the scenario's first seed)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write results.parquet, flows/links tables and config.json here."),
+    out: Optional[Path] = typer.Option(None, "--out", parser=path_option, metavar="PATH", help="Write results.parquet, flows/links tables and config.json here."),
     set_: Optional[list[str]] = typer.Option(None, "--set", "-s", help="PATH=VALUE override, e.g. flows.conn.count=4 or scheme=spand (repeatable)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar (simulated time) on a terminal."),
 ) -> None:
@@ -268,7 +268,7 @@ def sweep(
     jobs: int = typer.Option(2, "--jobs", "-j", parser=integer(1), metavar="INTEGER", help="Parallel simulations."),
     backend: str = typer.Option("local", "--backend", help="local (process pool) or ray."),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster address (default: start a local cluster)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/<scenario name>)."),
+    out: Optional[Path] = typer.Option(None, "--out", parser=path_option, metavar="PATH", help="Output directory (default: out/<scenario name>)."),
     set_: Optional[list[str]] = typer.Option(None, "--set", "-s", help="PATH=VALUE override applied to the base scenario (repeatable)."),
     fresh: bool = typer.Option(False, "--fresh", help="Recompute every task, ignoring the cache."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
@@ -343,8 +343,8 @@ def report(
 @friendly
 def trace(
     file: Path = typer.Argument(..., help="Scenario TOML file."),
-    pcap: Optional[Path] = typer.Option(None, "--pcap", help="Write a pcap of one link (both directions)."),
-    events: Optional[Path] = typer.Option(None, "--events", help="Write every packet event (+ - d r) as Parquet."),
+    pcap: Optional[Path] = typer.Option(None, "--pcap", parser=path_option, metavar="PATH", help="Write a pcap of one link (both directions)."),
+    events: Optional[Path] = typer.Option(None, "--events", parser=path_option, metavar="PATH", help="Write every packet event (+ - d r) as Parquet."),
     link: Optional[str] = typer.Option(None, "--link", help="Link 'a->b' (node names) for the pcap; both directions are captured. Default: the first link of the configuration, which need not be the bottleneck; the links are listed after the run and when the name is wrong."),
     event: str = typer.Option("-", "--event", help="Where on the link the pcap captures: '-' transmission start, after the queue (default); '+' arrival at the queue, before drops; 'r' reception at the far end; 'd' drops only."),
     full: bool = typer.Option(False, "--full", help="Capture whole (zero-filled) payloads, not only headers."),
@@ -405,7 +405,7 @@ def trace(
 def seqplot(
     file: Path = typer.Argument(..., help="Scenario TOML file."),
     flow: str = typer.Option(..., "--flow", help="Connection name, e.g. conn.1 (group name + index)."),
-    out: Path = typer.Option(..., "--out", help="PNG to write."),
+    out: Path = typer.Option(..., "--out", parser=path_option, metavar="PATH", help="PNG to write."),
     t_from: Optional[float] = typer.Option(None, "--from", help="Plot from this time (s)."),
     t_to: Optional[float] = typer.Option(None, "--to", help="Plot up to this time (s)."),
     seed: Optional[int] = typer.Option(None, "--seed", parser=seed_option, metavar="INTEGER"),
@@ -678,7 +678,7 @@ def bench(
                                        "(1000000 adds 10^6, about 4 GB of memory)."),
     repeat: int = typer.Option(1, "--repeat", parser=integer(1), metavar="INTEGER", help="Runs per workload, of the core and of ns-2 (the best wall time of each counts)."),
     no_ns2: bool = typer.Option(False, "--no-ns2", help="Do not run ns-2 even if it is on the PATH."),
-    root: Optional[Path] = typer.Option(None, "--root", help="Repository root (default: found from the working directory)."),
+    root: Optional[Path] = typer.Option(None, "--root", parser=path_option, metavar="PATH", help="Repository root (default: found from the working directory)."),
     lookahead: bool = typer.Option(False, "--lookahead",
                                    help="Run the core with lookahead: the same results with fewer events per packet, "
                                         "measured slower (docs/architecture.md, \"Lookahead\")."),

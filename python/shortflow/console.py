@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+from pathlib import Path
 from typing import Any, Callable, Optional, TypeVar
 
 import typer
@@ -113,6 +114,17 @@ def integer(lo: Optional[int] = None, hi: Optional[int] = None) -> Callable[[str
         return value
 
     return parse
+
+
+def path_option(text: Any) -> Path:
+    """A typer ``parser=`` for a file or directory option: an empty value (an unset shell
+    variable, ``--out "$OUT"``) is refused instead of meaning the working directory,
+    where the command would write its files."""
+    if isinstance(text, Path):  # a default
+        return text
+    if not str(text).strip():
+        raise typer.BadParameter(f"{text!r}: an empty path (an unset variable?); give a file or directory")
+    return Path(text)
 
 
 def seed_option(text: Any) -> int:

@@ -845,6 +845,15 @@ CLI_CASES: list[tuple[str, list[str], str, str]] = [
     ("cli-pcap-dup-window", ["pcap", "analyze", "{base}", "--dup-window", "-1"], "--dup-window", "= -1"),
     ("cli-plot-no-dir", ["plot", "{tmp}/nope"], "nope", "does not exist"),
     ("cli-report-no-dir", ["report", "{tmp}/nope"], "nope", "does not exist"),
+    # an empty path (an unset shell variable) is refused, not taken as the working directory
+    ("cli-run-out-empty", ["run", "{base}", "--out", ""], "--out", "an empty path"),
+    ("cli-sweep-out-empty", ["sweep", "{base}", "--out", " "], "--out", "an empty path"),
+    ("cli-trace-pcap-empty", ["trace", "{base}", "--pcap", ""], "--pcap", "an empty path"),
+    ("cli-seqplot-out-empty", ["seqplot", "{base}", "--out", ""], "--out", "an empty path"),
+    ("cli-repro-out-empty", ["repro", "spand", "--quick", "--out", ""], "--out", "an empty path"),
+    ("cli-logs-out-empty", ["logs", "analyze", "{base}", "--out", ""], "--out", "an empty path"),
+    ("cli-logs-hostnames-empty", ["logs", "analyze", "{base}", "--hostnames", ""], "--hostnames", "an empty path"),
+    ("cli-pcap-out-empty", ["pcap", "analyze", "{base}", "--out", ""], "--out", "an empty path"),
 ]
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 from rich.table import Table
 
-from ..console import friendly, out_console
+from ..console import friendly, out_console, path_option
 from ..console import fail as _fail
 from . import DUP_WINDOW_S
 
@@ -130,7 +130,7 @@ def write_outputs(a: Analysis, out: Path, file: Path, plots: bool = True) -> lis
 @friendly
 def analyze_cmd(
     file: Path = typer.Argument(..., help="Capture file: pcap or pcapng (not compressed)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write connections.parquet/.csv, periods/hosts/epochs "
+    out: Optional[Path] = typer.Option(None, "--out", parser=path_option, metavar="PATH", help="Write connections.parquet/.csv, periods/hosts/epochs "
                                        "CSV, table_4_1.csv, summary.json and plots/ here."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
     server_port: Optional[list[str]] = typer.Option(None, "--server-port", "-p", help="The server's port(s): 80, "

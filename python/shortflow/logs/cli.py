@@ -14,6 +14,14 @@ from .analyze import DEFAULT_IMAGE_EXTS, LogReport, analyze, parse_duration
 from .clf import LogInputError
 from .output import OutputError, check_out_dir, write_outputs
 
+def path_option(text: object) -> Path:
+    """``shortflow.console.path_option`` (an empty path is refused, not taken as the working
+    directory), here again because this subpackage runs without the rest of the package."""
+    if not isinstance(text, Path) and not str(text).strip():
+        raise typer.BadParameter(f"{text!r}: an empty path (an unset variable?); give a file or directory")
+    return Path(text)  # type: ignore[arg-type]
+
+
 #: C0/C1 control characters (but tab), DEL and the Unicode bidirectional overrides,
 #: shown as escapes so that a log line cannot move the cursor, recolour or reorder the terminal
 _CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0A, 0x20), *range(0x7F, 0xA0))}
@@ -60,10 +68,12 @@ def analyze_cmd(
     hostnames: Optional[Path] = typer.Option(
         None,
         "--hostnames",
+        parser=path_option,
+        metavar="PATH",
         help="Precomputed 'ip hostname' map for the /24 check (space/comma separated, or massdns/"
         "`host` PTR output). No live reverse DNS is done.",
     ),
-    out: Path = typer.Option(Path("out/logs"), "--out", help="Output directory."),
+    out: Path = typer.Option(Path("out/logs"), "--out", parser=path_option, metavar="PATH", help="Output directory."),
     segment_gap: str = typer.Option(
         "1h", "--segment-gap", help="A gap longer than this starts a new segment (0 = never)."
     ),

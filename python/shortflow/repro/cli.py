@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ..console import err_console, friendly, integer, out_console
+from ..console import err_console, friendly, integer, out_console, path_option
 
 app = typer.Typer(
     name="repro",
@@ -31,7 +31,7 @@ def fairshare_cmd(
     quick: bool = typer.Option(False, "--quick", help="Reduced run (about a minute): Figs. 3/7 at 16 Mb/s (600 s, "
                                "seeds 1-2), the readings trace, Fig. 20's methods on the 200-node network."),
     jobs: int = typer.Option(2, "--jobs", "-j", parser=integer(1), metavar="INTEGER", help="Parallel simulations."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/repro-fairshare[-quick])."),
+    out: Optional[Path] = typer.Option(None, "--out", parser=path_option, metavar="PATH", help="Output directory (default: out/repro-fairshare[-quick])."),
     cross: Optional[str] = typer.Option(None, "--cross", help="Reading of the homogeneous network's cross traffic "
                                         "(spec A.15 item 3): once (default, the scenario file's: one Pareto lifetime "
                                         "per pair), persistent (the spec's literal default), renew."),
@@ -69,7 +69,7 @@ def spand_cmd(
     quick: bool = typer.Option(False, "--quick", help="Reduced run: 8 rounds, seeds 1-3, N in {1,6,20}, F in {10,30,100} KB."),
     demo: bool = typer.Option(False, "--demo", help="Fig. 5 and Fig. 10 only, with the quick settings (about a minute)."),
     jobs: int = typer.Option(2, "--jobs", "-j", parser=integer(1), metavar="INTEGER", help="Parallel simulations."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/repro-spand[-quick|-demo])."),
+    out: Optional[Path] = typer.Option(None, "--out", parser=path_option, metavar="PATH", help="Output directory (default: out/repro-spand[-quick|-demo])."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the sweeps' progress bars."),
     ablations: bool = typer.Option(False, "--ablations", help="Also run the labelled ablations (not paper behaviour) "
                                    "of Figs. 10 and 12 into ablations.csv/png and the report."),
@@ -113,7 +113,7 @@ def _spand(quick: bool, demo: bool, jobs: int, out: Optional[Path], progress: bo
 def asym_cmd(
     quick: bool = typer.Option(False, "--quick", help="Reduced run: 3 page sizes, 5 seeds, a 20 s window in E9.2."),
     jobs: int = typer.Option(2, "--jobs", "-j", parser=integer(1), metavar="INTEGER", help="Parallel simulations."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/repro-asym[-quick])."),
+    out: Optional[Path] = typer.Option(None, "--out", parser=path_option, metavar="PATH", help="Output directory (default: out/repro-asym[-quick])."),
 ) -> None:
     """Thesis ch. 9 (Padmanabhan 1998, asymmetric access): E9.1 (Fig. 9.4), E9.2 (Table 9.1,
     Figs. 9.5-9.6 traces) and E9.3 (Table 9.2) with a claims table.
@@ -145,7 +145,7 @@ def _asym(quick: bool, jobs: int, out: Optional[Path]) -> None:
 def vienna_cmd(
     quick: bool = typer.Option(False, "--quick", help="Reduced run: 2 seeds, 150 s of Fig. 3; Figs. 5-6 at 3 loads, "
                                                     "150-200 s, 1 seed."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/repro-vienna[-quick])."),
+    out: Optional[Path] = typer.Option(None, "--out", parser=path_option, metavar="PATH", help="Output directory (default: out/repro-vienna[-quick])."),
 ) -> None:
     """TCP Vienna (Ziegler et al., size-based congestion control): Fig. 1 (model), Fig. 3 (one Vienna flow under
     random loss, literal and doubling evaluation schedules, 100 and 20 ms) and Figs. 5-6 (SURGE Web users over a
@@ -169,7 +169,7 @@ def _vienna(quick: bool, out: Optional[Path]) -> None:
 @app.command("linux")
 def linux_cmd(
     quick: bool = typer.Option(False, "--quick", help="Reduced run: four reno configurations (about a minute)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/repro-linux[-quick])."),
+    out: Optional[Path] = typer.Option(None, "--out", parser=path_option, metavar="PATH", help="Output directory (default: out/repro-linux[-quick])."),
 ) -> None:
     """The "linux" TCP profile against real Linux 6.18 on an emulated 1.6 Mb/s, 50 ms path
     (scenarios/linux): Linux's mean completion, ours, the relative error and the counters
@@ -200,7 +200,7 @@ def _linux(quick: bool, out: Optional[Path]) -> None:
 def faststart_cmd(
     quick: bool = typer.Option(False, "--quick", help="Reduced run: seeds 1-3, bulk flows in {1,4,10}, Web pairs in {1,5,20}."),
     jobs: int = typer.Option(2, "--jobs", "-j", parser=integer(1), metavar="INTEGER", help="Parallel simulations."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/repro-faststart[-quick])."),
+    out: Optional[Path] = typer.Option(None, "--out", parser=path_option, metavar="PATH", help="Output directory (default: out/repro-faststart[-quick])."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the sweeps' progress bars."),
 ) -> None:
     """TCP Fast Start (Padmanabhan thesis ch. 8): Figs. 8.4-8.9, the L4 text result and Table 8.1 with a claims table.
@@ -235,7 +235,7 @@ def _faststart(quick: bool, jobs: int, out: Optional[Path], progress: bool) -> N
 @app.command("web")
 def web_cmd(
     quick: bool = typer.Option(False, "--quick", help="Reduced run: 1, 5 and 10 images; no concurrent HTTP/1.0 series."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: out/repro-web[-quick])."),
+    out: Optional[Path] = typer.Option(None, "--out", parser=path_option, metavar="PATH", help="Output directory (default: out/repro-web[-quick])."),
     only: Optional[str] = typer.Option(None, "--only", help="Re-run only these parts (comma-separated: fig4_2, "
                                        "fig4_3, ch5trace, fig6_6, ch6, ch7) into an earlier run's --out; their claims "
                                        "replace the old ones in claims.json/claims.md."),

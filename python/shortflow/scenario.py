@@ -95,11 +95,17 @@ def annotate_transfers(
         dt = dtypes.get(axis) or axis_dtype([value])
         cols.append(pl.lit(_cast_value(value, dt), dtype=dt).alias(axis))
     cols.append(pl.lit(int(seed), dtype=pl.Int64).alias("seed"))
-    df = transfers.with_columns(
+    return transfer_columns(transfers).select(cols + [pl.col(c) for c in TRANSFER_COLUMNS])
+
+
+def transfer_columns(transfers: pl.DataFrame) -> pl.DataFrame:
+    """A core transfers table's public columns, :data:`TRANSFER_COLUMNS` in order: group
+    (the flow's name without its connection number), connection (the flow's name), then
+    the table's own (:func:`annotate_transfers` puts the task's columns before them)."""
+    return transfers.with_columns(
         pl.col("flow").str.replace(r"\.[^.]*$", "").alias("group"),
         pl.col("flow").alias("connection"),
-    )
-    return df.select(cols + [pl.col(c) for c in TRANSFER_COLUMNS])
+    ).select(TRANSFER_COLUMNS)
 
 
 def _format_point(point: Mapping[str, Any]) -> str:

@@ -52,7 +52,7 @@ import polars as pl
 
 from . import files
 from .errors import ScenarioError
-from .scenario import TRANSFER_COLUMNS, Point, Scenario, _cast_value, annotate_transfers, axis_dtype, point_label
+from .scenario import Point, Scenario, _cast_value, annotate_transfers, axis_dtype, point_label, transfer_columns
 from .version import __version__
 from .workers import (DELAY_ENV, LocalPool, OnDone, RayCluster, SweepStats, TaskFn, _die_with_driver,  # noqa: F401
                       active_pool, compute_task, pack_pair, run_inline, transfers_from_bytes, unpack_pair,
@@ -303,12 +303,8 @@ def assemble(sc: Scenario, tasks: list[Task], frames: dict[str, pl.DataFrame]) -
         pl.Series("seed", [int(t.seed) for t in tasks], dtype=pl.Int64),
         pl.Series("config_key", [t.key for t in tasks], dtype=pl.String),
     ])[task_of_row]
-    body = rows.select(
-        pl.col("flow").str.replace(r"\.[^.]*$", "").alias("group"),
-        pl.col("flow").alias("connection"),
-        *(pl.col(c) for c in TRANSFER_COLUMNS if c not in ("group", "connection")),
-    ).select(TRANSFER_COLUMNS)
-    return pl.concat([per_task.drop("config_key"), body, per_task.select("config_key")], how="horizontal")
+    return pl.concat([per_task.drop("config_key"), transfer_columns(rows), per_task.select("config_key")],
+                     how="horizontal")
 
 
 def _write_meta(sc: Scenario, out: Path, tasks: list[Task], backend: str,

@@ -14,12 +14,15 @@ from .analyze import DEFAULT_IMAGE_EXTS, LogReport, analyze, parse_duration
 from .clf import LogInputError
 from .output import OutputError, check_out_dir, write_outputs
 
+
 def path_option(text: object) -> Path:
     """``shortflow.console.path_option`` (an empty path is refused, not taken as the working
     directory), here again because this subpackage runs without the rest of the package."""
-    if not isinstance(text, Path) and not str(text).strip():
+    if isinstance(text, Path):  # a default
+        return text
+    if not str(text).strip():
         raise typer.BadParameter(f"{text!r}: an empty path (an unset variable?); give a file or directory")
-    return Path(text)  # type: ignore[arg-type]
+    return Path(str(text))
 
 
 #: C0/C1 control characters (but tab), DEL and the Unicode bidirectional overrides,
